@@ -1,0 +1,54 @@
+# Two commands set everything up on a fresh machine: `make run` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+ASSETS := app/static/vendor/.built
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+
+.PHONY: setup run test test-all lint typecheck bench sysdeps clean
+
+## setup: idempotent; .venv with the project (editable) and the front-end assets
+setup: $(STAMP) $(ASSETS)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+$(ASSETS): package.json package-lock.json scripts/build-assets.mjs
+	npm ci --no-audit --no-fund --loglevel=error
+	node scripts/build-assets.mjs
+	touch $(ASSETS)
+
+## run: serve the app on http://$(HOST):$(PORT)
+run: setup
+	$(BIN)/canopy serve --host $(HOST) --port $(PORT)
+
+## sysdeps: Debian packages the tests drive (chromium, stockfish, fairy-stockfish, postgresql)
+sysdeps:
+	scripts/install-system-deps.sh
+
+## test: everything (lint, unit, app, browser); .ci/run calls this
+test: setup sysdeps
+	$(BIN)/ruff check .
+	$(BIN)/pytest
+
+## test-all: also the slow checks (deep perft, long matches)
+test-all: setup sysdeps
+	$(BIN)/pytest -m ''
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: setup
+	$(BIN)/mypy engine app canopy
+
+bench: setup
+	$(BIN)/canopy bench
+
+clean:
+	rm -rf $(VENV) node_modules app/static/vendor .pytest_cache

@@ -1,0 +1,1 @@
+"""Canopy's web app: thin FastAPI layer that validates, routes and streams."""

@@ -1,0 +1,3 @@
+from canopy.cli import main
+
+raise SystemExit(main())

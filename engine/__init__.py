@@ -1,0 +1,43 @@
+"""Canopy's engine: game rules, the numba core and the search family.
+
+Numba's on-disk cache only notices edits to the file that defines a function,
+not to the functions it calls, so an upgraded or edited core could run stale
+machine code. The cache therefore lives in a directory named after a digest of
+every source file holding numba code; any change starts a fresh cache. Set
+``CANOPY_NUMBA_CACHE`` to choose the parent directory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+_NUMBA_DIRS = ("core", "search")  # the packages holding @njit code
+
+
+def _source_digest() -> str:
+    root = Path(__file__).resolve().parent
+    digest = hashlib.sha1()
+    for path in sorted(p for d in _NUMBA_DIRS for p in (root / d).rglob("*.py")):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _configure_numba_cache() -> None:
+    if "NUMBA_CACHE_DIR" in os.environ:
+        return
+    base = os.environ.get("CANOPY_NUMBA_CACHE") or str(Path.home() / ".cache" / "canopy" / "numba")
+    path = Path(base) / f"py{sys.version_info[0]}{sys.version_info[1]}-{_source_digest()}"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return  # fall back to numba's default (__pycache__ beside the sources)
+    os.environ["NUMBA_CACHE_DIR"] = str(path)
+    if "numba" in sys.modules:
+        sys.modules["numba"].config.CACHE_DIR = str(path)
+
+
+_configure_numba_cache()

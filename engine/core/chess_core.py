@@ -1,0 +1,426 @@
+"""Chess on bitboards in numba: fully legal move generation and copy-make.
+
+Legality is decided while generating, not by make-and-test: the king's
+checkers give a mask that every non-king move must land in, pinned pieces may
+only move along the line through their king, king steps are tested against
+attacks with the king lifted off the board, and castling tests every square
+the king crosses. Only en passant (which can uncover a check along the rank)
+is verified by recomputing slider attacks on the resulting occupancy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.core.bits import FULL, JIT, U0, U1, lsb, msb, pop_lsb, popcount
+from engine.core.state import (
+    BISHOP,
+    BLACK_BB,
+    CASTLING,
+    CHECKMATE,
+    EP,
+    FIFTY_MOVES,
+    FLAG_CAPTURE,
+    FLAG_CASTLE,
+    FLAG_DOUBLE,
+    FLAG_EP,
+    HALFMOVE,
+    HASH,
+    INSUFFICIENT,
+    KING,
+    KNIGHT,
+    NO_SQUARE,
+    ONGOING,
+    PAWN,
+    PLY,
+    QUEEN,
+    ROOK,
+    STALEMATE,
+    TURN,
+    WHITE,
+    WHITE_BB,
+)
+from engine.core.tables import (
+    BETWEEN,
+    BISHOP_EMPTY,
+    CASTLE_KEEP,
+    DARK_SQUARES,
+    KING_ATTACKS,
+    KNIGHT_ATTACKS,
+    LIGHT_SQUARES,
+    LINE,
+    NE,
+    NW,
+    PAWN_ATTACKS,
+    RANK_2,
+    RANK_7,
+    RAYS,
+    ROOK_EMPTY,
+    SE,
+    SW,
+    ZOBRIST_CASTLE,
+    ZOBRIST_EP,
+    ZOBRIST_PIECE,
+    ZOBRIST_SIDE,
+    E,
+    N,
+    S,
+    W,
+)
+
+SQ = np.array([1 << i for i in range(64)], dtype=np.uint64)
+
+# Squares that must be empty / unattacked for each castling move, per rights bit.
+_CASTLE_EMPTY = np.array([0x60, 0x0E, 0x60 << 56, 0x0E << 56], dtype=np.uint64)
+_CASTLE_SAFE = np.array([(5, 6), (3, 2), (61, 62), (59, 58)], dtype=np.int64)
+_CASTLE_KING = np.array([(4, 6), (4, 2), (60, 62), (60, 58)], dtype=np.int64)
+
+
+# ---------------------------------------------------------------- attacks
+
+
+@njit(**JIT)
+def _ray_up(d: int, sq: int, occ: np.uint64) -> np.uint64:
+    ray = RAYS[d, sq]
+    blockers = ray & occ
+    if blockers:
+        ray ^= RAYS[d, lsb(blockers)]
+    return ray
+
+
+@njit(**JIT)
+def _ray_down(d: int, sq: int, occ: np.uint64) -> np.uint64:
+    ray = RAYS[d, sq]
+    blockers = ray & occ
+    if blockers:
+        ray ^= RAYS[d, msb(blockers)]
+    return ray
+
+
+@njit(**JIT)
+def rook_attacks(sq: int, occ: np.uint64) -> np.uint64:
+    return _ray_up(N, sq, occ) | _ray_up(E, sq, occ) | _ray_down(S, sq, occ) | _ray_down(W, sq, occ)
+
+
+@njit(**JIT)
+def bishop_attacks(sq: int, occ: np.uint64) -> np.uint64:
+    return (
+        _ray_up(NE, sq, occ)
+        | _ray_up(NW, sq, occ)
+        | _ray_down(SW, sq, occ)
+        | _ray_down(SE, sq, occ)
+    )
+
+
+@njit(**JIT)
+def attackers_of(s: np.ndarray, sq: int, occ: np.uint64, by: int) -> np.uint64:
+    """Pieces of colour ``by`` attacking ``sq`` given occupancy ``occ``."""
+    them = s[WHITE_BB + by]
+    a = PAWN_ATTACKS[1 - by, sq] & s[PAWN]
+    a |= KNIGHT_ATTACKS[sq] & s[KNIGHT]
+    a |= KING_ATTACKS[sq] & s[KING]
+    orth = (s[ROOK] | s[QUEEN]) & them
+    if ROOK_EMPTY[sq] & orth:  # only trace rays when a slider stands on one
+        a |= rook_attacks(sq, occ) & orth
+    diag = (s[BISHOP] | s[QUEEN]) & them
+    if BISHOP_EMPTY[sq] & diag:
+        a |= bishop_attacks(sq, occ) & diag
+    return a & them
+
+
+@njit(**JIT)
+def is_attacked(s: np.ndarray, sq: int, occ: np.uint64, by: int) -> bool:
+    them = s[WHITE_BB + by]
+    if PAWN_ATTACKS[1 - by, sq] & s[PAWN] & them:
+        return True
+    if KNIGHT_ATTACKS[sq] & s[KNIGHT] & them:
+        return True
+    if KING_ATTACKS[sq] & s[KING] & them:
+        return True
+    orth = (s[ROOK] | s[QUEEN]) & them
+    if ROOK_EMPTY[sq] & orth and rook_attacks(sq, occ) & orth:
+        return True
+    diag = (s[BISHOP] | s[QUEEN]) & them
+    return bool(BISHOP_EMPTY[sq] & diag and bishop_attacks(sq, occ) & diag)
+
+
+@njit(**JIT)
+def in_check(s: np.ndarray) -> bool:
+    us = np.int64(s[TURN])
+    king = s[KING] & s[WHITE_BB + us]
+    if not king:
+        return False
+    return is_attacked(s, lsb(king), s[WHITE_BB] | s[BLACK_BB], 1 - us)
+
+
+@njit(**JIT)
+def piece_at(s: np.ndarray, sq: int) -> int:
+    """Piece type on ``sq`` or -1."""
+    b = SQ[sq]
+    for pt in range(6):
+        if s[pt] & b:
+            return pt
+    return -1
+
+
+# ---------------------------------------------------------------- move generation
+
+
+@njit(**JIT)
+def _add_targets(out: np.ndarray, n: int, frm: int, targets: np.uint64, enemy: np.uint64) -> int:
+    while targets:
+        to = lsb(targets)
+        targets = pop_lsb(targets)
+        m = frm | (to << 6)
+        if enemy & SQ[to]:
+            m |= FLAG_CAPTURE
+        out[n] = m
+        n += 1
+    return n
+
+
+@njit(**JIT)
+def _add_pawn_move(out: np.ndarray, n: int, m: int, to: int) -> int:
+    if to >= 56 or to < 8:
+        for promo in (QUEEN, ROOK, BISHOP, KNIGHT):
+            out[n] = m | (promo << 12)
+            n += 1
+        return n
+    out[n] = m
+    return n + 1
+
+
+@njit(**JIT)
+def legal_moves(s: np.ndarray, out: np.ndarray) -> int:
+    """Write every legal move of ``s`` into ``out``; return how many."""
+    us = np.int64(s[TURN])
+    them = 1 - us
+    own = s[WHITE_BB + us]
+    enemy = s[WHITE_BB + them]
+    occ = own | enemy
+    ksq = lsb(s[KING] & own)
+    n = 0
+
+    # King steps, tested with the king lifted so it cannot hide behind itself.
+    lifted = occ ^ SQ[ksq]
+    targets = KING_ATTACKS[ksq] & ~own
+    while targets:
+        to = lsb(targets)
+        targets = pop_lsb(targets)
+        if not is_attacked(s, to, lifted, them):
+            m = ksq | (to << 6)
+            if enemy & SQ[to]:
+                m |= FLAG_CAPTURE
+            out[n] = m
+            n += 1
+
+    checkers = attackers_of(s, ksq, occ, them)
+    if checkers & (checkers - U1):
+        return n  # double check: only the king may move
+    mask = BETWEEN[ksq, lsb(checkers)] | checkers if checkers else FULL
+    mask &= ~own
+
+    # Pinned pieces: own pieces alone between the king and an enemy slider.
+    pinned = U0
+    snipers = (
+        (ROOK_EMPTY[ksq] & (s[ROOK] | s[QUEEN])) | (BISHOP_EMPTY[ksq] & (s[BISHOP] | s[QUEEN]))
+    ) & enemy
+    while snipers:
+        sn = lsb(snipers)
+        snipers = pop_lsb(snipers)
+        b = BETWEEN[ksq, sn] & occ
+        if b and not (b & (b - U1)) and (b & own):
+            pinned |= b
+
+    # Knights: a pinned knight can never move.
+    pieces = s[KNIGHT] & own & ~pinned
+    while pieces:
+        frm = lsb(pieces)
+        pieces = pop_lsb(pieces)
+        n = _add_targets(out, n, frm, KNIGHT_ATTACKS[frm] & mask, enemy)
+
+    # Sliders.
+    pieces = (s[BISHOP] | s[QUEEN]) & own
+    while pieces:
+        frm = lsb(pieces)
+        pieces = pop_lsb(pieces)
+        t = bishop_attacks(frm, occ) & mask
+        if pinned & SQ[frm]:
+            t &= LINE[ksq, frm]
+        n = _add_targets(out, n, frm, t, enemy)
+    pieces = (s[ROOK] | s[QUEEN]) & own
+    while pieces:
+        frm = lsb(pieces)
+        pieces = pop_lsb(pieces)
+        t = rook_attacks(frm, occ) & mask
+        if pinned & SQ[frm]:
+            t &= LINE[ksq, frm]
+        n = _add_targets(out, n, frm, t, enemy)
+
+    # Pawns.
+    step = 8 if us == WHITE else -8
+    start_rank = RANK_2 if us == WHITE else RANK_7
+    ep = np.int64(s[EP])
+    pieces = s[PAWN] & own
+    while pieces:
+        frm = lsb(pieces)
+        pieces = pop_lsb(pieces)
+        allowed = mask
+        if pinned & SQ[frm]:
+            allowed &= LINE[ksq, frm]
+        to = frm + step
+        if not (occ & SQ[to]):
+            if allowed & SQ[to]:
+                n = _add_pawn_move(out, n, frm | (to << 6), to)
+            if start_rank & SQ[frm]:
+                to2 = to + step
+                if not (occ & SQ[to2]) and (allowed & SQ[to2]):
+                    out[n] = frm | (to2 << 6) | FLAG_DOUBLE
+                    n += 1
+        caps = PAWN_ATTACKS[us, frm] & enemy & allowed
+        while caps:
+            to = lsb(caps)
+            caps = pop_lsb(caps)
+            n = _add_pawn_move(out, n, frm | (to << 6) | FLAG_CAPTURE, to)
+        if ep != NO_SQUARE and PAWN_ATTACKS[us, frm] & SQ[ep]:
+            # Verify by recomputing what attacks the king once both pawns have moved.
+            cap = ep - step
+            occ2 = (occ ^ SQ[frm] ^ SQ[cap]) | SQ[ep]
+            enemy2 = enemy ^ SQ[cap]
+            hit = rook_attacks(ksq, occ2) & (s[ROOK] | s[QUEEN])
+            hit |= bishop_attacks(ksq, occ2) & (s[BISHOP] | s[QUEEN])
+            hit |= KNIGHT_ATTACKS[ksq] & s[KNIGHT]
+            hit |= PAWN_ATTACKS[us, ksq] & s[PAWN]
+            if not (hit & enemy2):
+                out[n] = frm | (ep << 6) | FLAG_CAPTURE | FLAG_EP
+                n += 1
+
+    # Castling: never out of check, never through an attacked square.
+    if not checkers:
+        rights = np.int64(s[CASTLING]) >> (2 * us)
+        for side in range(2):
+            if rights & (1 << side):
+                k = 2 * us + side
+                if (
+                    not (occ & _CASTLE_EMPTY[k])
+                    and not is_attacked(s, _CASTLE_SAFE[k, 0], occ, them)
+                    and not is_attacked(s, _CASTLE_SAFE[k, 1], occ, them)
+                ):
+                    out[n] = _CASTLE_KING[k, 0] | (_CASTLE_KING[k, 1] << 6) | FLAG_CASTLE
+                    n += 1
+    return n
+
+
+# ---------------------------------------------------------------- make
+
+
+@njit(**JIT)
+def make_move(s: np.ndarray, m: int) -> None:
+    """Play legal move ``m`` on ``s`` in place (callers copy first: copy-make)."""
+    frm = m & 63
+    to = (m >> 6) & 63
+    promo = (m >> 12) & 7
+    us = np.int64(s[TURN])
+    them = 1 - us
+    fb = SQ[frm]
+    tb = SQ[to]
+    h = s[HASH] ^ ZOBRIST_EP[s[EP]] ^ ZOBRIST_SIDE
+    s[EP] = NO_SQUARE
+    halfmove = s[HALFMOVE] + U1
+    pt = piece_at(s, frm)
+
+    if m & FLAG_CAPTURE:
+        halfmove = U0
+        if m & FLAG_EP:
+            cap = to - 8 if us == WHITE else to + 8
+            s[PAWN] ^= SQ[cap]
+            s[WHITE_BB + them] ^= SQ[cap]
+            h ^= ZOBRIST_PIECE[them, PAWN, cap]
+        else:
+            ct = piece_at(s, to)
+            s[ct] ^= tb
+            s[WHITE_BB + them] ^= tb
+            h ^= ZOBRIST_PIECE[them, ct, to]
+
+    s[pt] ^= fb | tb
+    s[WHITE_BB + us] ^= fb | tb
+    h ^= ZOBRIST_PIECE[us, pt, frm] ^ ZOBRIST_PIECE[us, pt, to]
+
+    if pt == PAWN:
+        halfmove = U0
+        if promo:
+            s[PAWN] ^= tb
+            s[promo] ^= tb
+            h ^= ZOBRIST_PIECE[us, PAWN, to] ^ ZOBRIST_PIECE[us, promo, to]
+        elif m & FLAG_DOUBLE:
+            ep = (frm + to) >> 1
+            s[EP] = ep
+            h ^= ZOBRIST_EP[ep]
+    elif m & FLAG_CASTLE:
+        if to > frm:
+            rf, rt = frm + 3, frm + 1
+        else:
+            rf, rt = frm - 4, frm - 1
+        s[ROOK] ^= SQ[rf] | SQ[rt]
+        s[WHITE_BB + us] ^= SQ[rf] | SQ[rt]
+        h ^= ZOBRIST_PIECE[us, ROOK, rf] ^ ZOBRIST_PIECE[us, ROOK, rt]
+
+    old = s[CASTLING]
+    new = old & CASTLE_KEEP[frm] & CASTLE_KEEP[to]
+    if new != old:
+        h ^= ZOBRIST_CASTLE[old] ^ ZOBRIST_CASTLE[new]
+        s[CASTLING] = new
+    s[HALFMOVE] = halfmove
+    s[PLY] += U1
+    s[TURN] = them
+    s[HASH] = h
+
+
+# ---------------------------------------------------------------- end of game
+
+
+@njit(**JIT)
+def _insufficient_for(s: np.ndarray, color: int) -> bool:
+    """Mirror of python-chess ``has_insufficient_material`` (same rules, same order)."""
+    own = s[WHITE_BB + color]
+    opp = s[WHITE_BB + 1 - color]
+    if own & (s[PAWN] | s[ROOK] | s[QUEEN]):
+        return False
+    if own & s[KNIGHT]:
+        return popcount(own) <= 2 and not (opp & ~s[KING] & ~s[QUEEN])
+    if own & s[BISHOP]:
+        same = not (s[BISHOP] & DARK_SQUARES) or not (s[BISHOP] & LIGHT_SQUARES)
+        return same and not s[PAWN] and not s[KNIGHT]
+    return True
+
+
+@njit(**JIT)
+def insufficient_material(s: np.ndarray) -> bool:
+    return _insufficient_for(s, 0) and _insufficient_for(s, 1)
+
+
+@njit(**JIT)
+def status(s: np.ndarray, n_legal: int) -> int:
+    """Why the game is over (a status code) or ONGOING, given the legal-move count.
+
+    Priority follows python-chess ``outcome(claim_draw=True)``; repetition is not
+    visible in a single state and is left to the caller.
+    """
+    if n_legal == 0 and in_check(s):
+        return CHECKMATE
+    if insufficient_material(s):
+        return INSUFFICIENT
+    if n_legal == 0:
+        return STALEMATE
+    if s[HALFMOVE] >= 100:
+        return FIFTY_MOVES
+    return ONGOING
+
+
+@njit(**JIT)
+def result(s: np.ndarray, code: int) -> int:
+    """+1 / 0 / -1 from White's point of view for a finished game."""
+    if code == CHECKMATE:
+        return -1 if s[TURN] == WHITE else 1
+    return 0

@@ -1,0 +1,67 @@
+"""Game-generic kernels: one entry point per operation, dispatching on ``s[GAME]``.
+
+Search and playout kernels call these so a single compiled search serves both
+games; the branch on the game id is one predictable comparison.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.core import chess_core, knight_core
+from engine.core.bits import JIT
+from engine.core.state import CHESS, GAME
+
+
+@njit(**JIT)
+def legal_moves(s: np.ndarray, out: np.ndarray) -> int:
+    """Write the legal moves of ``s`` into ``out`` (length >= MAX_MOVES); return the count."""
+    if s[GAME] == CHESS:
+        return chess_core.legal_moves(s, out)
+    return knight_core.legal_moves(s, out)
+
+
+@njit(**JIT)
+def make_move(s: np.ndarray, m: int) -> None:
+    """Play legal move ``m`` on ``s`` in place."""
+    if s[GAME] == CHESS:
+        chess_core.make_move(s, m)
+    else:
+        knight_core.make_move(s, m)
+
+
+@njit(**JIT)
+def status(s: np.ndarray, n_legal: int) -> int:
+    """Status code (``ONGOING`` or why the game ended) given the legal-move count."""
+    if s[GAME] == CHESS:
+        return chess_core.status(s, n_legal)
+    return knight_core.status(s, n_legal)
+
+
+@njit(**JIT)
+def result(s: np.ndarray, code: int) -> int:
+    """+1 / 0 / -1 from White's point of view for a finished game."""
+    if s[GAME] == CHESS:
+        return chess_core.result(s, code)
+    return knight_core.result(s, code)
+
+
+@njit(**JIT)
+def in_check(s: np.ndarray) -> bool:
+    """Whether the side to move is in check (never, in knight chess)."""
+    if s[GAME] == CHESS:
+        return chess_core.in_check(s)
+    return False
+
+
+@njit(**JIT)
+def cap_result(s: np.ndarray) -> int:
+    """Score of a playout stopped by its ply cap, for White.
+
+    Knight chess scores by rule 2 (more knights wins); a chess game cut off
+    unfinished counts as a draw.
+    """
+    if s[GAME] == CHESS:
+        return 0
+    return knight_core.material_result(s)
