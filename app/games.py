@@ -1,0 +1,751 @@
+"""Live games: a session, its search controller, its watchers, and the rules tying them.
+
+:class:`LiveGame` is the only place that decides *when* the engine thinks and
+moves; the session (``engine.play``) knows the rules and the controller
+(``engine.search``) knows the search. Everything here runs on the event loop:
+controller calls that may block (stopping a search takes up to 100 ms) go to
+a worker thread while the game's lock keeps requests in order, and the
+controller's ``on_info`` callback, which fires in the search thread, only
+hands the snapshot over to the loop.
+
+Every request validates first and changes the game only once nothing can
+refuse any more, so a refused request leaves the game exactly as it was.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from collections.abc import Callable, Coroutine, Iterable, Sequence
+from typing import Any, Protocol
+
+from app.pool import SearchPool
+from app.schemas import (
+    CreateGame,
+    GoFrame,
+    MoveFrame,
+    PingFrame,
+    SearchFrame,
+    SettingsFrame,
+    SetupFrame,
+    SubscribeFrame,
+    UndoFrame,
+)
+from app.settings import Settings
+from app.streaming import Outbox, Snapshot, dumps
+from engine.errors import CanopyError, GameOverError, InvalidParameterError
+from engine.play import EngineNote, EngineSettings, GameSession
+from engine.search.info import SearchInfo
+
+log = logging.getLogger("canopy.app")
+
+
+class GameNotFoundError(CanopyError):
+    code = "not_found"
+
+
+class TooManyGamesError(CanopyError):
+    code = "too_many_games"
+
+
+class Controller(Protocol):
+    """What the app needs of ``engine.search.controller.SearchController``."""
+
+    def configure(
+        self,
+        *,
+        algorithm: str | None = None,
+        params: dict[str, Any] | None = None,
+        threads: int | None = None,
+        seed: int | None = None,
+    ) -> None: ...
+    def set_position(self, fen: str | None, moves: Sequence[str] = ()) -> None: ...
+    def play(self, uci: str) -> None: ...
+    def start(
+        self,
+        *,
+        iterations: int | None = None,
+        movetime_ms: float | None = None,
+        nodes: int | None = None,
+    ) -> None: ...
+    def stop(self) -> SearchInfo: ...
+    def wait(self, timeout: float | None = None) -> SearchInfo: ...
+    def step(self) -> Any: ...
+    def info(self) -> SearchInfo: ...
+    @property
+    def running(self) -> bool: ...
+    def close(self) -> None: ...
+
+
+ControllerFactory = Callable[..., Controller]
+
+
+def default_controller_factory(**kwargs: Any) -> Controller:
+    from engine.search.controller import SearchController
+
+    return SearchController(**kwargs)
+
+
+def describe_algorithms(game: str) -> list[dict[str, Any]]:
+    from engine.search.registry import describe_algorithms as describe
+
+    return describe(game)
+
+
+def validate_params(algorithm: str, params: dict[str, Any], game: str) -> dict[str, Any]:
+    from engine.search.registry import validate_params as validate
+
+    return dict(validate(algorithm, params, game))
+
+
+class Connection:
+    """One websocket: its role and its outbox (the route owns the socket itself)."""
+
+    def __init__(self, role: str, outbox: Outbox) -> None:
+        self.role = role
+        self.outbox = outbox
+
+    @property
+    def is_player(self) -> bool:
+        return self.role == "player"
+
+
+class LiveGame:
+    """A game being played or watched, with its engine."""
+
+    def __init__(self, gid: str, token: str, session: GameSession, service: GameService) -> None:
+        self.id = gid
+        self.token = token
+        self.session = session
+        self.service = service
+        self.settings = service.settings
+        self.controller: Controller | None = None
+        self.connections: set[Connection] = set()
+        self.lock = asyncio.Lock()
+        self.version = 0
+        self.status = "idle"  # idle | queued | running
+        self.purpose: str | None = None  # move | analysis
+        self.paused = False
+        self.seq = 0
+        self.latest: Snapshot | None = None
+        self.root = session.board
+        self.last_activity = time.monotonic()
+        self.closed = False
+        self._loop = asyncio.get_running_loop()
+
+    def __hash__(self) -> int:
+        return hash(self.id)
+
+    # ---------------------------------------------------------------- watchers
+    def attach(self, conn: Connection) -> None:
+        self.connections.add(conn)
+        self.last_activity = time.monotonic()
+        conn.outbox.put_state(self._encode_state(conn.role))
+        if self.latest is not None:
+            conn.outbox.put_stats(self.latest)
+
+    def detach(self, conn: Connection) -> None:
+        self.connections.discard(conn)
+        self.last_activity = time.monotonic()
+
+    # ---------------------------------------------------------------- frames out
+    def search_status(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "purpose": self.purpose,
+            "paused": self.paused,
+            "queue_position": self.service.pool.position(self),
+        }
+
+    def _status_payload(self) -> dict[str, Any]:
+        return {"search": self.search_status(), "pool": self.service.pool.status()}
+
+    def state_payload(self, role: str = "spectator") -> dict[str, Any]:
+        s = self.session
+        history = []
+        for m in s.history:
+            entry: dict[str, Any] = {
+                "uci": m.uci,
+                "san": m.san,
+                "color": m.color,
+                "by": m.by,
+                "fen": m.fen.split(" ", 1)[0],
+                "check": m.check,
+            }
+            if m.note is not None:
+                entry["n"] = m.note.visits
+                entry["q"] = round(m.note.q, 4)
+            history.append(entry)
+        return {
+            "type": "state",
+            "id": self.id,
+            "version": self.version,
+            "role": role,
+            "game": s.game.name,
+            "title": s.game.title,
+            "fen": s.fen,
+            "start_fen": s.start_fen,
+            "moves": s.moves,
+            "history": history,
+            "legal": s.legal_moves(),
+            "turn": s.turn,
+            "check": s.check,
+            "ply": s.ply,
+            "result": s.result,
+            "reason": s.reason,
+            "human": s.human,
+            "settings": s.engine.to_dict(),
+            "search": self.search_status(),
+            "last_move": s.history[-1].uci if s.history else None,
+        }
+
+    def _encode_state(self, role: str) -> str:
+        payload = self.state_payload(role)
+        text = dumps(payload)
+        limit = self.settings.ws_max_frame - 256
+        # A very long game: drop the per-move board FENs, oldest first (clients
+        # then ask GET /api/games/{id}/positions when browsing that far back).
+        history = payload["history"]
+        index = 0
+        while len(text.encode()) > limit and index < len(history):
+            step = max(1, len(history) // 8)
+            for entry in history[index : index + step]:
+                entry["fen"] = None
+            index += step
+            text = dumps(payload)
+        return text
+
+    def broadcast_state(self) -> None:
+        encoded: dict[str, str] = {}
+        for conn in list(self.connections):
+            if conn.role not in encoded:
+                encoded[conn.role] = self._encode_state(conn.role)
+            conn.outbox.put_state(encoded[conn.role])
+
+    def broadcast_reply(self, payload: dict[str, Any]) -> None:
+        text = dumps(payload)
+        for conn in list(self.connections):
+            conn.outbox.put_reply(text)
+
+    # ---------------------------------------------------------------- snapshots in
+    def _on_info_threadsafe(self, info: SearchInfo) -> None:
+        """``on_info`` of the controller: runs in the search thread, so only hand over."""
+        with contextlib.suppress(RuntimeError):  # a closed loop: the server is shutting down
+            self._loop.call_soon_threadsafe(self._on_info, info)
+
+    def _on_info(self, info: SearchInfo) -> None:
+        if self.closed or not _same_position(info.fen, self.session.fen):
+            return  # a late snapshot of a position we have left
+        self.seq += 1
+        snap = Snapshot(info, seq=self.seq, root=self.root, status=self._status_payload)
+        self.latest = snap
+        for conn in list(self.connections):
+            conn.outbox.put_stats(snap)
+        hook = self.service.on_snapshot
+        if hook is not None:
+            hook(self, snap)
+        if not info.running and info.stop_reason != "stopped" and self.status == "running":
+            self.service.spawn(self._finish())
+
+    # ---------------------------------------------------------------- search lifecycle
+    async def _ensure_controller(self) -> Controller:
+        if self.controller is None:
+            s = self.session
+            e = s.engine
+            self.controller = await asyncio.to_thread(
+                self.service.controller_factory,
+                game=s.game.name,
+                fen=s.start_fen,
+                moves=s.moves,
+                algorithm=e.algorithm,
+                params=dict(e.params),
+                threads=e.threads,
+                seed=e.seed,
+                node_budget=self.settings.node_budget,
+                tree_size=self.settings.tree_nodes,
+                on_info=self._on_info_threadsafe,
+                info_interval=1.0 / self.settings.stats_hz,
+            )
+        return self.controller
+
+    async def _request(self, purpose: str) -> None:
+        """Ask the pool for a search slot: start now, or wait in the queue."""
+        if self.session.is_over or self.status == "running":
+            return
+        self.purpose = purpose
+        if self.status == "queued":
+            return
+        await self._ensure_controller()
+        if self.service.pool.request(self):
+            await self._start_now()
+        else:
+            self.status = "queued"
+
+    def _limits(self) -> dict[str, int]:
+        if self.purpose == "analysis":
+            return {"movetime_ms": self.settings.analysis_ms}
+        return self.session.engine.limits()
+
+    async def _start_now(self) -> None:
+        assert self.controller is not None
+        self.status = "running"
+        try:
+            await asyncio.to_thread(self.controller.start, **self._limits())
+        except Exception:
+            self._set_idle()
+            raise
+
+    async def admitted(self) -> None:
+        """The pool let this queued game run (another game's search ended)."""
+        async with self.lock:
+            if self.closed or self.status != "queued" or not self.service.pool.is_running(self):
+                return
+            try:
+                await self._start_now()
+            except Exception:
+                log.exception("game %s: starting a queued search failed", self.id)
+            self.broadcast_state()
+
+    def _set_idle(self) -> None:
+        self.status = "idle"
+        self.purpose = None
+        self.service.release(self)
+
+    async def _cancel(self) -> None:
+        """Stop the running search (keeping its tree) or leave the queue."""
+        was_running = self.status == "running"
+        self._set_idle()
+        if was_running and self.controller is not None:
+            await asyncio.to_thread(self.controller.stop)
+
+    async def _finish(self) -> None:
+        """The search stopped by itself (its budget was spent): play or go idle."""
+        async with self.lock:
+            ctl = self.controller
+            if self.closed or self.status != "running" or ctl is None:
+                return
+            if ctl.running:  # the final snapshot may race the thread's last breath
+                await asyncio.to_thread(ctl.wait, 0.5)
+                if ctl.running:
+                    return  # that snapshot was an older search's; this one goes on
+            info = await asyncio.to_thread(ctl.info)
+            purpose = self.purpose
+            self._set_idle()
+            if (
+                purpose == "move"
+                and info.bestmove
+                and _same_position(info.fen, self.session.fen)
+                and not self.session.is_over
+            ):
+                await self._play_engine(info)
+            else:
+                self.version += 1
+                self.broadcast_state()
+
+    async def _play_engine(self, info: SearchInfo) -> None:
+        uci = info.bestmove
+        assert uci is not None
+        row = next((m for m in info.moves if m.move == uci), None)
+        note = EngineNote(
+            visits=int(row.visits) if row else 0,
+            q=float(row.q) if row else 0.5,
+            iterations=int(info.iterations),
+            elapsed_ms=float(info.elapsed_ms),
+            algorithm=info.algorithm,
+            nodes=int(info.nodes),
+            depth=int(info.depth),
+        )
+        self.session.play(uci, by="engine", note=note)
+        self._position_changed()
+        self.broadcast_state()  # at once: the move is what the watchers wait for
+        await self._controller_play(uci)
+        await self._after_change()
+
+    async def _controller_play(self, uci: str) -> None:
+        """Advance the controller's root, reusing the subtree of the move played."""
+        if self.controller is None:
+            return
+        try:
+            await asyncio.to_thread(self.controller.play, uci)
+        except CanopyError:  # out of step somehow: resynchronise from the session
+            log.warning("game %s: controller refused %s; resetting its position", self.id, uci)
+            await self._controller_reset()
+
+    async def _controller_reset(self) -> None:
+        if self.controller is not None:
+            await asyncio.to_thread(
+                self.controller.set_position, self.session.start_fen, self.session.moves
+            )
+
+    def _position_changed(self) -> None:
+        self.version += 1
+        self.root = self.session.board
+        self.latest = None
+        self.last_activity = time.monotonic()
+        for conn in list(self.connections):
+            conn.outbox.drop_stats()
+
+    async def _after_change(self) -> None:
+        """Start the engine's search if it is to move (and not paused); announce it."""
+        before = self.status
+        if self.session.engine_to_move and not self.paused:
+            await self._request("move")
+        if self.status != before:
+            self.version += 1
+            self.broadcast_state()
+
+    async def kick(self) -> None:
+        """Get a newly created game going (the engine may have the first move)."""
+        async with self.lock:
+            await self._after_change()
+
+    # ---------------------------------------------------------------- requests
+    async def handle(self, conn: Connection, frame: Any) -> None:
+        """Carry out one validated client frame (raises a ``CanopyError`` to refuse)."""
+        self.last_activity = time.monotonic()
+        if isinstance(frame, PingFrame):
+            conn.outbox.put_reply(dumps({"type": "pong", "t": frame.t}))
+            return
+        if isinstance(frame, SubscribeFrame):
+            if frame.tree is not None:
+                conn.outbox.tree = frame.tree
+            if frame.hz is not None:
+                conn.outbox.hz = min(frame.hz, self.settings.stats_hz)
+            return
+        async with self.lock:
+            if self.closed:
+                raise GameNotFoundError(f"game {self.id} has been closed")
+            if isinstance(frame, MoveFrame):
+                await self.move(frame.uci)
+            elif isinstance(frame, SearchFrame):
+                await self.search(frame.action)
+            elif isinstance(frame, SettingsFrame):
+                await self.change_settings(frame)
+            elif isinstance(frame, UndoFrame):
+                await self.undo()
+            elif isinstance(frame, SetupFrame):
+                await self.setup(frame.fen)
+            elif isinstance(frame, GoFrame):
+                await self.go()
+            else:  # pragma: no cover - the union is exhaustive
+                raise CanopyError(f"unhandled frame {frame!r}")
+
+    async def move(self, uci: str) -> None:
+        self.session.play(uci, by="human")  # refuses without changing anything
+        await self._cancel()
+        self._position_changed()
+        self.broadcast_state()
+        await self._controller_play(self.session.moves[-1])
+        await self._after_change()
+
+    async def search(self, action: str) -> None:
+        if action == "start":
+            if self.session.is_over:
+                raise GameOverError(f"the game is over ({self.session.result})")
+            was_paused = self.paused
+            if self.session.engine_to_move:
+                self.paused = False
+                await self._request("move")
+            else:
+                await self._request("analysis")
+            if was_paused != self.paused:
+                self.version += 1
+        elif action == "stop":
+            if (self.status != "idle" and self.purpose == "move") or self.session.engine_to_move:
+                self.paused = True
+            await self._cancel()
+            self.version += 1
+        else:
+            await self.step()
+        self.broadcast_state()
+
+    async def step(self) -> None:
+        """Exactly one iteration (pauses the engine; stops a running search first)."""
+        if self.session.is_over:
+            raise GameOverError(f"the game is over ({self.session.result})")
+        if self.session.engine_to_move:
+            self.paused = True
+        await self._cancel()
+        ctl = await self._ensure_controller()
+        trace = await asyncio.to_thread(ctl.step)
+        info = await asyncio.to_thread(ctl.info)
+        payload = trace.to_dict() if hasattr(trace, "to_dict") else dict(trace)
+        self.broadcast_reply({"type": "step", **payload})
+        self._on_info(info)
+        self.version += 1
+
+    async def go(self) -> None:
+        """Engine, move now: the best move so far, or think with the budget and then move."""
+        if self.session.is_over:
+            raise GameOverError(f"the game is over ({self.session.result})")
+        self.paused = False
+        if self.status == "queued":
+            self.purpose = "move"
+            self.version += 1
+            self.broadcast_state()
+            return
+        if self.status == "running":
+            await self._cancel()
+        if self.controller is not None:
+            info = await asyncio.to_thread(self.controller.info)
+            if info.bestmove and info.iterations > 0 and _same_position(info.fen, self.session.fen):
+                await self._play_engine(info)
+                return
+        await self._request("move")
+        self.version += 1
+        self.broadcast_state()
+
+    async def undo(self) -> None:
+        self.session.undo()  # refuses without changing anything
+        await self._cancel()
+        if self.session.human == "none":
+            self.paused = True  # taking back an engine game: let the user look first
+        await self._controller_reset()
+        self._position_changed()
+        self.broadcast_state()
+        await self._after_change()
+
+    async def setup(self, fen: str | None) -> None:
+        self.session.setup(fen)  # InvalidFenError leaves the game as it was
+        await self._cancel()
+        if self.controller is not None:
+            await asyncio.to_thread(self.controller.set_position, self.session.start_fen, ())
+        self._position_changed()
+        self.broadcast_state()
+        await self._after_change()
+
+    async def change_settings(self, frame: SettingsFrame) -> None:
+        new = self.service.engine_settings(self.session.game.name, frame, base=self.session.engine)
+        human = frame.human or self.session.human
+        old = self.session.engine
+        engine_changed = any(
+            getattr(new, k) != getattr(old, k) for k in ("algorithm", "params", "threads", "seed")
+        )
+        resume = self.purpose if self.status != "idle" else None
+        await self._cancel()
+        if engine_changed and self.controller is not None:
+            try:
+                await asyncio.to_thread(
+                    self.controller.configure,
+                    algorithm=new.algorithm,
+                    params=dict(new.params),
+                    threads=new.threads,
+                    seed=new.seed,
+                )
+            except CanopyError:
+                if resume:
+                    await self._request(resume)
+                raise
+            self.latest = None
+            for conn in list(self.connections):
+                conn.outbox.drop_stats()
+        self.session.engine = new
+        self.session.set_human(human)
+        self.version += 1
+        if resume == "analysis" and not self.session.engine_to_move:
+            await self._request("analysis")
+        self.broadcast_state()
+        await self._after_change()
+
+    # ---------------------------------------------------------------- teardown
+    async def close(self) -> None:
+        async with self.lock:
+            self.closed = True
+            await self._cancel()
+            if self.controller is not None:
+                await asyncio.to_thread(self.controller.close)
+                self.controller = None
+            for conn in list(self.connections):
+                conn.outbox.close()
+
+
+def _same_position(a: str, b: str) -> bool:
+    """Same placement and side to move (tolerates differing clocks/ep notation)."""
+    return a.split(" ", 2)[:2] == b.split(" ", 2)[:2]
+
+
+class GameStore(Protocol):
+    """Where live games are kept. In memory for now; a database-backed store
+    (persistence comes later) saves ``session.to_dict()`` under the id and token."""
+
+    def add(self, game: LiveGame) -> None: ...
+    def get(self, gid: str) -> LiveGame | None: ...
+    def remove(self, gid: str) -> LiveGame | None: ...
+    def __len__(self) -> int: ...
+    def all(self) -> Iterable[LiveGame]: ...
+
+
+class InMemoryGameStore:
+    def __init__(self) -> None:
+        self._games: dict[str, LiveGame] = {}
+
+    def add(self, game: LiveGame) -> None:
+        self._games[game.id] = game
+
+    def get(self, gid: str) -> LiveGame | None:
+        return self._games.get(gid)
+
+    def remove(self, gid: str) -> LiveGame | None:
+        return self._games.pop(gid, None)
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+    def all(self) -> Iterable[LiveGame]:
+        return list(self._games.values())
+
+
+class GameService:
+    """Creates, finds and retires live games; owns the search pool."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        controller_factory: ControllerFactory | None = None,
+        store: GameStore | None = None,
+    ) -> None:
+        self.settings = settings
+        self.controller_factory = controller_factory or default_controller_factory
+        self.store: GameStore = store or InMemoryGameStore()
+        self.pool = SearchPool(settings.max_searches, on_change=self._pool_changed)
+        #: Called with (game, snapshot) for every snapshot (the streaming benchmark uses it).
+        self.on_snapshot: Callable[[LiveGame, Snapshot], None] | None = None
+        self._queue_seen: dict[str, int | None] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    # ---------------------------------------------------------------- settings
+    def engine_settings(
+        self, game: str, fields: Any, *, base: EngineSettings | None = None
+    ) -> EngineSettings:
+        """Validated engine settings from request fields over ``base`` (or the defaults)."""
+        s = self.settings
+        base = base or EngineSettings(movetime_ms=s.think_ms, iterations=s.iterations)
+        algorithm = fields.algorithm or base.algorithm
+        if fields.params is not None:
+            params = (
+                {**base.params, **fields.params}
+                if algorithm == base.algorithm
+                else dict(fields.params)
+            )
+        else:
+            params = dict(base.params) if algorithm == base.algorithm else {}
+        params = validate_params(algorithm, params, game)
+        threads = fields.threads if fields.threads is not None else base.threads
+        movetime = fields.movetime_ms if fields.movetime_ms is not None else base.movetime_ms
+        iterations = fields.iterations if fields.iterations is not None else base.iterations
+        _in_range("threads", threads, 1, s.max_threads)
+        _in_range("movetime_ms", movetime, s.min_think_ms, s.max_think_ms)
+        _in_range("iterations", iterations, 1, s.max_iterations)
+        return EngineSettings(
+            algorithm=algorithm,
+            params=params,
+            threads=threads,
+            budget=fields.budget or base.budget,
+            movetime_ms=movetime,
+            iterations=iterations,
+            seed=fields.seed if fields.seed is not None else base.seed,
+        )
+
+    def limits(self) -> dict[str, Any]:
+        s = self.settings
+        return {
+            "games": ["chess", "knight"],
+            "humans": ["white", "black", "none", "both"],
+            "threads": {"default": 1, "min": 1, "max": s.max_threads},
+            "movetime_ms": {"default": s.think_ms, "min": s.min_think_ms, "max": s.max_think_ms},
+            "iterations": {"default": s.iterations, "min": 1, "max": s.max_iterations},
+            "analysis_ms": s.analysis_ms,
+            "stats_hz": s.stats_hz,
+            "ws_max_frame": s.ws_max_frame,
+            "max_searches": s.max_searches,
+        }
+
+    # ---------------------------------------------------------------- games
+    async def create(self, req: CreateGame) -> LiveGame:
+        engine = self.engine_settings(req.game, req)
+        session = GameSession(req.game, req.fen, human=req.human, engine=engine)
+        if len(self.store) >= self.settings.max_games:
+            await self.evict_idle(force=True)
+            if len(self.store) >= self.settings.max_games:
+                raise TooManyGamesError(
+                    f"the server already holds {len(self.store)} games; try again later"
+                )
+        gid = secrets.token_hex(6)
+        while self.store.get(gid) is not None:  # pragma: no cover - 48 random bits
+            gid = secrets.token_hex(6)
+        game = LiveGame(gid, secrets.token_urlsafe(24), session, self)
+        self.store.add(game)
+        await game.kick()
+        return game
+
+    def get(self, gid: str) -> LiveGame:
+        game = self.store.get(gid)
+        if game is None:
+            raise GameNotFoundError(f"no game with id {gid!r}")
+        return game
+
+    def check_token(self, game: LiveGame, token: str | None) -> bool:
+        return bool(token) and secrets.compare_digest(str(token).encode(), game.token.encode())
+
+    async def evict_idle(self, *, force: bool = False) -> int:
+        """Drop games nobody watches and nobody touched for ``game_idle_s`` (oldest first).
+
+        With ``force`` (the store is full) any unwatched idle game may go, oldest first,
+        down to 90% of the limit.
+        """
+        now = time.monotonic()
+        idle = sorted(
+            (g for g in self.store.all() if not g.connections and g.status == "idle"),
+            key=lambda g: g.last_activity,
+        )
+        target = int(self.settings.max_games * 0.9)
+        evicted = 0
+        for game in idle:
+            old = now - game.last_activity > self.settings.game_idle_s
+            if old or (force and len(self.store) > target):
+                self.store.remove(game.id)
+                await game.close()
+                evicted += 1
+        return evicted
+
+    def release(self, game: LiveGame) -> None:
+        for nxt in self.pool.release(game):
+            assert isinstance(nxt, LiveGame)
+            self.spawn(nxt.admitted())
+
+    def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        """Run ``coro`` in the background, keeping a reference until it is done."""
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("background task failed", exc_info=task.exception())
+
+    def _pool_changed(self) -> None:
+        """Queued games learn their new place in the queue."""
+        seen: dict[str, int | None] = {}
+        for game in self.pool.queued_jobs():
+            assert isinstance(game, LiveGame)
+            seen[game.id] = pos = self.pool.position(game)
+            if self._queue_seen.get(game.id) != pos:
+                game.broadcast_state()
+        self._queue_seen = seen
+
+    async def close(self) -> None:
+        for game in list(self.store.all()):
+            try:
+                await game.close()
+            except Exception:  # pragma: no cover - shutting down regardless
+                log.exception("closing game %s", game.id)
+
+
+def _in_range(name: str, value: int, lo: int, hi: int) -> None:
+    if not lo <= value <= hi:
+        raise InvalidParameterError(f"{name} must lie in {lo}..{hi}, not {value}")

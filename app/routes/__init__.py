@@ -1,0 +1,1 @@
+"""HTTP and websocket routes, one router per concern (pages, api, websocket)."""

@@ -1,0 +1,312 @@
+"""Pydantic models for every HTTP body and websocket message (docs/protocol.md).
+
+Client-to-server frames form one discriminated union on ``type``; every model
+forbids unknown fields and is strict about types, so a typo or a string where
+a number belongs is refused with a message naming the field instead of being
+guessed at. Server-to-client frames are modelled too: they document the
+protocol and the tests validate every frame the server sends against them
+(the server builds those frames as plain dicts, which is cheaper at 10 Hz).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+Human = Literal["white", "black", "none", "both"]
+GameName = Literal["chess", "knight"]
+Budget = Literal["time", "iterations"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+# ---------------------------------------------------------------- engine settings
+
+
+class EngineFields(_Strict):
+    """Search settings shared by ``POST /api/games`` and the ``settings`` frame.
+
+    Absent fields keep their current value (or the server default). Ranges of
+    ``threads``, ``movetime_ms`` and ``iterations`` come from the server
+    settings (``GET /api/settings``); ``params`` are checked by the algorithm.
+    """
+
+    algorithm: str | None = Field(None, max_length=40)
+    params: dict[str, Any] | None = None
+    threads: int | None = Field(None, ge=1)
+    budget: Budget | None = None
+    movetime_ms: int | None = Field(None, ge=1)
+    iterations: int | None = Field(None, ge=1)
+    seed: int | None = Field(None, ge=0, le=2**63 - 1)
+
+
+class CreateGame(EngineFields):
+    """Body of ``POST /api/games``."""
+
+    game: GameName = "chess"
+    fen: str | None = Field(None, max_length=120)
+    human: Human = "white"
+
+
+# ---------------------------------------------------------------- client → server frames
+
+
+class MoveFrame(_Strict):
+    """Play a move for the side to move (players only, on the human's turn)."""
+
+    type: Literal["move"]
+    uci: str = Field(max_length=8)
+
+
+class SearchFrame(_Strict):
+    """``start``: think (the engine's move, or analysis on the human's turn);
+    ``stop``: stop thinking (pauses the engine); ``step``: exactly one iteration."""
+
+    type: Literal["search"]
+    action: Literal["start", "stop", "step"]
+
+
+class SettingsFrame(EngineFields):
+    """Change the engine's settings and/or who the human plays."""
+
+    type: Literal["settings"]
+    human: Human | None = None
+
+
+class UndoFrame(_Strict):
+    """Take back the last move (the last move pair when playing the engine)."""
+
+    type: Literal["undo"]
+
+
+class SetupFrame(_Strict):
+    """Start again from a FEN (``null``: the game's start position)."""
+
+    type: Literal["setup"]
+    fen: str | None = Field(None, max_length=120)
+
+
+class GoFrame(_Strict):
+    """ "Engine, move now": play the best move so far for the side to move."""
+
+    type: Literal["go"]
+
+
+class SubscribeFrame(_Strict):
+    """Per-connection stream options: the tree in stats frames, the stats rate."""
+
+    type: Literal["subscribe"]
+    tree: bool | None = None
+    hz: float | None = Field(None, gt=0)
+
+
+class PingFrame(_Strict):
+    """Answered with a ``pong`` echoing ``t`` (clients measure round trips with it)."""
+
+    type: Literal["ping"]
+    t: float | int | str | None = None
+
+
+ClientFrame = Annotated[
+    MoveFrame
+    | SearchFrame
+    | SettingsFrame
+    | UndoFrame
+    | SetupFrame
+    | GoFrame
+    | SubscribeFrame
+    | PingFrame,
+    Field(discriminator="type"),
+]
+CLIENT_TYPES: frozenset[str] = frozenset(
+    ("move", "search", "settings", "undo", "setup", "go", "subscribe", "ping")
+)
+#: Frames a spectator (no valid token) may send: the rest change the game.
+READ_ONLY_TYPES: frozenset[str] = frozenset(("subscribe", "ping"))
+client_frame: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)
+
+
+def describe_validation_error(exc: ValidationError, *, skip_first: bool = True) -> str:
+    """One readable sentence naming the offending field, e.g. ``field 'uci' is required``."""
+    parts = []
+    for err in exc.errors(include_url=False)[:3]:
+        loc = [str(p) for p in err["loc"]]
+        if skip_first and loc:  # the union's tag ("move"), not a field the client wrote
+            loc = loc[1:]
+        field = ".".join(loc) or "frame"
+        kind = err["type"]
+        if kind == "missing":
+            parts.append(f"field '{field}' is required")
+        elif kind == "extra_forbidden":
+            parts.append(f"unknown field '{field}'")
+        else:
+            parts.append(f"field '{field}': {err['msg']}")
+    return "; ".join(parts) or "invalid frame"
+
+
+# ---------------------------------------------------------------- server → client frames
+
+
+class SearchStatus(BaseModel):
+    status: Literal["idle", "queued", "running"]
+    purpose: Literal["move", "analysis"] | None
+    paused: bool
+    queue_position: int | None  # 1 = next to run, while queued
+
+
+class EngineSettingsOut(BaseModel):
+    algorithm: str
+    params: dict[str, Any]
+    threads: int
+    budget: Budget
+    movetime_ms: int
+    iterations: int
+    seed: int
+
+
+class HistoryEntry(BaseModel):
+    uci: str
+    san: str
+    color: Literal["white", "black"]
+    by: Literal["human", "engine"]
+    fen: str | None  # board part of the FEN after the move (dropped first if the frame is large)
+    check: bool
+    n: int | None = None  # engine moves: visits of the move played
+    q: float | None = None  # engine moves: its Q for the side that played it
+
+
+class StateFrame(BaseModel):
+    type: Literal["state"]
+    id: str
+    version: int  # grows with every change of the game
+    role: Literal["player", "spectator"]
+    game: GameName
+    title: str
+    fen: str
+    start_fen: str
+    moves: list[str]
+    history: list[HistoryEntry]
+    legal: list[str]
+    turn: Literal["white", "black"]
+    check: bool
+    ply: int
+    result: str | None
+    reason: str | None
+    human: Human
+    settings: EngineSettingsOut
+    search: SearchStatus
+    last_move: str | None
+
+
+class MoveRow(BaseModel):
+    move: str
+    san: str
+    visits: int
+    share: float | None
+    q: float | None  # for the side to move at the root, in [0, 1]
+    uct: float | None  # what the selection rule ranks by (UCB1, eval+U, or the AB score)
+    eval: float | None  # [-1, 1] (or a mate score) for the side to move at the root
+    prior: float | None
+    pv: list[str]
+    pv_san: list[str]
+    pv_fen: str | None  # position at the end of the (possibly shortened) PV, for previews
+    bound: str
+
+
+class TreeNode(BaseModel):
+    id: int
+    parent: int
+    move: str
+    san: str
+    depth: int
+    visits: int
+    q: float | None  # for the side that made the move into this node
+    terminal: bool
+    children: int
+
+
+class PoolStatus(BaseModel):
+    capacity: int
+    running: int
+    queued: int
+
+
+class StatsFrame(BaseModel):
+    type: Literal["stats"]
+    seq: int
+    fen: str  # the root of the search: clients ignore stats whose fen is not the board's
+    algorithm: str
+    threads: int
+    running: bool
+    stop_reason: str | None
+    iterations: int
+    nodes: int
+    elapsed_ms: float | None
+    nps: float | None
+    max_depth: int
+    mean_depth: float | None
+    depth: int
+    memory_bytes: int
+    bytes_per_node: float | None
+    bestmove: str | None
+    pv: list[str]
+    pv_san: list[str]
+    moves: list[MoveRow]
+    thread_stats: list[dict[str, int]]
+    tree: list[TreeNode]
+    tree_trimmed: bool
+    search: SearchStatus
+    pool: PoolStatus
+    extra: dict[str, Any]
+
+
+class StepFrame(BaseModel):
+    type: Literal["step"]
+    selection: Any
+    expansion: Any
+    simulation: Any
+    backpropagation: Any
+
+
+class ErrorFrame(BaseModel):
+    type: Literal["error"]
+    code: str
+    message: str
+    request: str | None = None  # the ``type`` of the refused frame, when known
+
+
+class PongFrame(BaseModel):
+    type: Literal["pong"]
+    t: float | int | str | None
+
+
+SERVER_FRAMES: dict[str, type[BaseModel]] = {
+    "state": StateFrame,
+    "stats": StatsFrame,
+    "step": StepFrame,
+    "error": ErrorFrame,
+    "pong": PongFrame,
+}
+
+
+# ---------------------------------------------------------------- HTTP responses
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+
+
+class GameCreated(BaseModel):
+    id: str
+    token: str
+    url: str  # the page of the game (spectators need no token)
+    ws: str  # websocket path with the token
+    state: StateFrame
+
+
+class HttpError(BaseModel):
+    code: str
+    message: str

@@ -1,0 +1,148 @@
+// The chessground board: position, legal destinations from the server,
+// promotion choice, last-move and check highlights, orientation, the engine's
+// arrows and line previews. It only reads the state; moves go out via onMove.
+
+import { Chessground } from "/static/vendor/chessground.js";
+import { BRUSHES, engineShapes, pvShapes } from "./arrows.js";
+import { h } from "./dom.js";
+import { canMove, isLive, legalDests, promotionChoices, uciSquares, viewedPosition } from "./state.js";
+
+const ROLE_NAMES = { q: "queen", r: "rook", b: "bishop", n: "knight" };
+
+export function createBoard(el, promoEl, { getState, onMove }) {
+  let lastKey = null;
+  let lastShapes = "";
+  let pendingPromotion = null;
+
+  const cg = Chessground(el, {
+    coordinates: true,
+    animation: { enabled: true, duration: 180 },
+    highlight: { lastMove: true, check: true },
+    movable: {
+      free: false,
+      color: undefined,
+      showDests: true,
+      events: { after: (orig, dest) => afterUserMove(orig, dest) },
+    },
+    premovable: { enabled: false },
+    draggable: { enabled: true, showGhost: true },
+    drawable: { enabled: true, visible: true, brushes: BRUSHES },
+  });
+
+  function afterUserMove(orig, dest) {
+    const s = getState();
+    const choices = promotionChoices(s.game, orig, dest);
+    if (choices.length) {
+      showPromotion(orig, dest, choices, s.game.turn);
+    } else {
+      onMove(orig + dest);
+    }
+  }
+
+  function showPromotion(orig, dest, choices, color) {
+    pendingPromotion = { orig, dest };
+    promoEl.replaceChildren(
+      h("p", { class: "promo-title" }, "Promote to"),
+      h(
+        "div",
+        { class: "promo-choices cg-wrap" },
+        choices.map((letter) =>
+          h(
+            "button",
+            {
+              type: "button",
+              class: "promo-choice",
+              "aria-label": ROLE_NAMES[letter],
+              dataset: { piece: letter },
+              onclick: () => choosePromotion(letter),
+            },
+            h("piece", { class: `${ROLE_NAMES[letter]} ${color}` }),
+          ),
+        ),
+      ),
+      h("button", { type: "button", class: "promo-cancel", onclick: cancelPromotion }, "Cancel"),
+    );
+    promoEl.hidden = false;
+    promoEl.querySelector(".promo-choice")?.focus();
+  }
+
+  function choosePromotion(letter) {
+    if (!pendingPromotion) return;
+    const { orig, dest } = pendingPromotion;
+    pendingPromotion = null;
+    promoEl.hidden = true;
+    onMove(orig + dest + letter);
+  }
+
+  function cancelPromotion() {
+    pendingPromotion = null;
+    promoEl.hidden = true;
+    resync();
+  }
+
+  /** Forget what is drawn so the next render resets the board (after a refused move). */
+  function resync() {
+    lastKey = null;
+    render(getState());
+  }
+
+  function previewRow(s) {
+    if (!s.view.hover || !s.stats || !isLive(s)) return null;
+    return s.stats.moves.find((m) => m.move === s.view.hover) || null;
+  }
+
+  function render(s) {
+    if (!s.game) return;
+    const pos = viewedPosition(s);
+    if (!pos || !pos.fen) return;
+    const preview = previewRow(s);
+    const movable = canMove(s) && !preview && !pendingPromotion;
+    let fen = pos.fen;
+    let lastMove = pos.lastMove;
+    let check = pos.check;
+    let turn = pos.turn;
+    if (preview && preview.pv_fen) {
+      fen = preview.pv_fen.split(" ")[0];
+      const last = preview.pv[preview.pv.length - 1];
+      lastMove = last ? uciSquares(last) : undefined;
+      check = false;
+      turn = preview.pv_fen.split(" ")[1] === "b" ? "black" : "white";
+    }
+    const orientation = s.view.orientation;
+    const key = [fen, orientation, movable, movable ? s.game.legal.join() : "", lastMove, check].join("|");
+    if (key !== lastKey) {
+      lastKey = key;
+      cg.set({
+        fen,
+        orientation,
+        turnColor: turn,
+        lastMove,
+        check,
+        viewOnly: false,
+        movable: {
+          color: movable ? s.game.turn : undefined,
+          dests: movable ? legalDests(s.game) : new Map(),
+        },
+      });
+      if (!movable) cg.cancelMove();
+    }
+    let shapes = [];
+    if (preview) shapes = pvShapes(preview.pv);
+    else if (s.view.arrows && isLive(s) && s.stats) shapes = engineShapes(s.stats);
+    const shapesKey = JSON.stringify(shapes);
+    if (shapesKey !== lastShapes) {
+      lastShapes = shapesKey;
+      cg.setAutoShapes(shapes);
+    }
+  }
+
+  return {
+    render,
+    resync,
+    redrawAll: () => cg.redrawAll(),
+    cancelPromotion,
+    get promoting() {
+      return pendingPromotion !== null;
+    },
+  };
+}

@@ -1,0 +1,195 @@
+// Engine settings fields built from GET /api/algorithms (each parameter with
+// its type, default and range) and GET /api/settings (think time, iteration
+// and thread limits). The same builder serves the new-game dialog and the
+// in-game "Engine" card.
+
+import { h } from "./dom.js";
+
+let uid = 0;
+
+export function createEngineFields(container, { limits }) {
+  let algorithms = [];
+  let current = null; // the chosen algorithm's description
+  const id = (name) => `${container.id}-${name}`;
+  uid += 1;
+
+  const algoSelect = h("select", { id: id("algorithm"), name: "algorithm" });
+  const algoDesc = h("p", { class: "hint algo-desc" });
+  const paramsBox = h("div", { class: "params" });
+  const budgetTime = h("input", { type: "radio", name: `budget-${uid}`, value: "time", checked: true });
+  const budgetIter = h("input", { type: "radio", name: `budget-${uid}`, value: "iterations" });
+  const movetime = h("input", {
+    type: "number",
+    id: id("movetime"),
+    name: "movetime_ms",
+    min: limits.movetime_ms.min,
+    max: limits.movetime_ms.max,
+    step: 1,
+    value: limits.movetime_ms.default,
+    required: true,
+  });
+  const iterations = h("input", {
+    type: "number",
+    id: id("iterations"),
+    name: "iterations",
+    min: limits.iterations.min,
+    max: limits.iterations.max,
+    step: 1,
+    value: limits.iterations.default,
+    required: true,
+  });
+  const threads = h("input", {
+    type: "number",
+    id: id("threads"),
+    name: "threads",
+    min: 1,
+    max: limits.threads.max,
+    step: 1,
+    value: 1,
+    required: true,
+  });
+  const seed = h("input", { type: "number", id: id("seed"), name: "seed", min: 0, step: 1, value: 0 });
+
+  container.replaceChildren(
+    h("label", { class: "field", for: id("algorithm") }, "Algorithm", algoSelect),
+    algoDesc,
+    paramsBox,
+    h(
+      "fieldset",
+      { class: "budget" },
+      h("legend", {}, "Budget per move"),
+      h("label", { class: "inline" }, budgetTime, " think time (ms)"),
+      movetime,
+      h("label", { class: "inline" }, budgetIter, " iterations"),
+      iterations,
+    ),
+    h(
+      "div",
+      { class: "pair" },
+      h("label", { class: "field", for: id("threads") }, "Threads", threads),
+      h("label", { class: "field", for: id("seed") }, "Seed", seed),
+    ),
+  );
+
+  algoSelect.addEventListener("change", () => selectAlgorithm(algoSelect.value, {}));
+  const syncBudget = () => {
+    movetime.disabled = !budgetTime.checked;
+    iterations.disabled = !budgetIter.checked;
+  };
+  budgetTime.addEventListener("change", syncBudget);
+  budgetIter.addEventListener("change", syncBudget);
+  syncBudget();
+
+  function setAlgorithms(list, values = {}) {
+    algorithms = list || [];
+    algoSelect.replaceChildren(
+      ...algorithms.map((a) => h("option", { value: a.name }, `${a.title} (${a.name})`)),
+    );
+    const name = values.algorithm && algorithms.some((a) => a.name === values.algorithm)
+      ? values.algorithm
+      : algorithms[0]?.name;
+    if (name) selectAlgorithm(name, values.params || {});
+  }
+
+  function selectAlgorithm(name, params) {
+    current = algorithms.find((a) => a.name === name) || null;
+    algoSelect.value = name;
+    algoDesc.textContent = current ? current.description : "";
+    paramsBox.replaceChildren(...(current ? current.params.map((p) => paramField(p, params[p.name])) : []));
+    const maxThreads = Math.min(limits.threads.max, current?.threads?.max ?? limits.threads.max);
+    threads.max = String(maxThreads);
+    if (Number(threads.value) > maxThreads) threads.value = String(maxThreads);
+    threads.disabled = maxThreads <= 1;
+  }
+
+  function paramField(p, value) {
+    const v = value === undefined ? p.default : value;
+    const fid = id(`p-${p.name}`);
+    let input;
+    if (p.type === "bool") {
+      input = h("input", { type: "checkbox", id: fid, dataset: { param: p.name, type: p.type } });
+      input.checked = !!v;
+      return h("label", { class: "field inline", title: p.description }, input, ` ${p.name}`, hint(p));
+    }
+    if (p.type === "choice") {
+      input = h(
+        "select",
+        { id: fid, dataset: { param: p.name, type: p.type } },
+        (p.choices || []).map((c) => h("option", { value: String(c) }, String(c))),
+      );
+      input.value = String(v);
+    } else {
+      input = h("input", {
+        type: "number",
+        id: fid,
+        required: true,
+        min: p.min ?? undefined,
+        max: p.max ?? undefined,
+        step: p.type === "int" ? 1 : "any",
+        dataset: { param: p.name, type: p.type },
+      });
+      input.value = String(v);
+    }
+    return h("label", { class: "field", for: fid, title: p.description }, p.name, input, hint(p));
+  }
+
+  function hint(p) {
+    const range = p.min !== null && p.min !== undefined && p.max !== null && p.max !== undefined
+      ? ` (${p.min}–${p.max})`
+      : "";
+    return h("span", { class: "hint clamp", title: p.description }, `${range ? `${range.trim()} · ` : ""}${p.description}`);
+  }
+
+  /** The settings as a request body; throws with a message naming a bad field. */
+  function read() {
+    const inputs = container.querySelectorAll("input, select");
+    for (const input of inputs) {
+      if (!input.disabled && !input.checkValidity()) {
+        input.reportValidity();
+        const label = input.dataset.param || input.name || input.id;
+        throw new Error(`${label}: ${input.validationMessage}`);
+      }
+    }
+    const params = {};
+    for (const input of paramsBox.querySelectorAll("[data-param]")) {
+      const t = input.dataset.type;
+      params[input.dataset.param] =
+        t === "bool" ? input.checked : t === "int" ? parseInt(input.value, 10) : t === "float" ? Number(input.value) : input.value;
+    }
+    return {
+      algorithm: algoSelect.value,
+      params,
+      budget: budgetIter.checked ? "iterations" : "time",
+      movetime_ms: parseInt(movetime.value, 10),
+      iterations: parseInt(iterations.value, 10),
+      threads: parseInt(threads.value, 10),
+      seed: parseInt(seed.value || "0", 10),
+    };
+  }
+
+  /** Show a game's current settings (the algorithm list must be set first). */
+  function setValues(values) {
+    if (!values) return;
+    if (algorithms.length) selectAlgorithm(values.algorithm, values.params || {});
+    budgetTime.checked = values.budget !== "iterations";
+    budgetIter.checked = values.budget === "iterations";
+    movetime.value = String(values.movetime_ms);
+    iterations.value = String(values.iterations);
+    threads.value = String(values.threads);
+    seed.value = String(values.seed);
+    syncBudget();
+  }
+
+  function setDisabled(disabled) {
+    for (const input of container.querySelectorAll("input, select")) {
+      input.disabled = disabled;
+    }
+    if (!disabled) {
+      syncBudget();
+      const maxThreads = Number(threads.max);
+      threads.disabled = maxThreads <= 1;
+    }
+  }
+
+  return { setAlgorithms, setValues, read, setDisabled };
+}

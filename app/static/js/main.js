@@ -1,0 +1,558 @@
+// Boots the page: loads the limits and algorithms, connects to the game's
+// websocket, applies frames to the single state object and redraws at most
+// once per animation frame.
+
+import { createBoard } from "./board.js";
+import { createControls } from "./controls.js";
+import { $, formatCount, formatMs, h, setText, toast } from "./dom.js";
+import { createEngineFields } from "./forms.js";
+import { createMoveList } from "./movelist.js";
+import { createPanel } from "./panel.js";
+import { connectGame } from "./socket.js";
+import {
+  applyState,
+  applyStats,
+  createState,
+  engineLabel,
+  isHuman,
+  isPlayer,
+  opposite,
+  playerLabel,
+  resultText,
+  sideLongName,
+  sideName,
+} from "./state.js";
+
+const TOKEN_KEY = (id) => `canopy:token:${id}`;
+const LARGE_KEY = "canopy:large";
+const ARROWS_KEY = "canopy:arrows";
+
+const body = document.body;
+const s = createState({ gameId: body.dataset.gameId || "", token: readToken(body.dataset.gameId) });
+let socket = null;
+let settingsDirty = false;
+let settingsFields = null;
+let newFields = null;
+let positionsFetched = null;
+
+// ------------------------------------------------------------------ rendering
+
+let frameRequested = false;
+function scheduleRender() {
+  if (frameRequested) return;
+  frameRequested = true;
+  requestAnimationFrame(() => {
+    frameRequested = false;
+    render();
+  });
+}
+
+const board = createBoard($("board"), $("promotion"), {
+  getState: () => s,
+  onMove: (uci) => send({ type: "move", uci }),
+});
+const panel = createPanel({
+  getState: () => s,
+  onSort: (key) => {
+    const sort = s.view.sort;
+    if (sort.key === key) sort.dir = -sort.dir;
+    else {
+      sort.key = key;
+      sort.dir = key === "san" || key === "pv" ? 1 : -1;
+    }
+    scheduleRender();
+  },
+  onHover: (move) => {
+    if (s.view.hover === move) return;
+    s.view.hover = move;
+    scheduleRender();
+  },
+});
+const moveList = createMoveList({ onNavigate: (ply) => navigateTo(ply) });
+const controls = createControls({
+  toggleSearch,
+  step: () => send({ type: "search", action: "step" }),
+  go: () => send({ type: "go" }),
+  undo: () => send({ type: "undo" }),
+  flip: () => {
+    s.view.orientation = opposite(s.view.orientation);
+    s.view.userFlipped = true;
+    scheduleRender();
+  },
+  navigate,
+  toggleArrows: () => {
+    s.view.arrows = !s.view.arrows;
+    $("opt-arrows").checked = s.view.arrows;
+    localStorage.setItem(ARROWS_KEY, s.view.arrows ? "1" : "0");
+    scheduleRender();
+  },
+  newGame: openNewGame,
+  toggleLarge,
+  help: () => $("help-dialog").showModal(),
+  escape: () => {
+    s.view.hover = null;
+    board.cancelPromotion();
+    scheduleRender();
+  },
+});
+
+function render() {
+  const game = s.game;
+  board.render(s);
+  panel.render(s);
+  moveList.render(s);
+  controls.render(s);
+  renderHeader();
+  renderPlayers();
+  renderStatus();
+  if (game) {
+    body.dataset.fen = game.fen;
+    body.dataset.ply = String(game.ply);
+    body.dataset.status = game.search.status;
+    body.dataset.result = game.result || "";
+    body.dataset.role = game.role;
+    body.dataset.version = String(game.version);
+  }
+  body.dataset.conn = s.conn;
+  body.dataset.statsCount = String(s.statsCount);
+  body.dataset.iterations = s.stats ? String(s.stats.iterations) : "0";
+}
+
+function renderHeader() {
+  const game = s.game;
+  const conn = $("conn");
+  const labels = {
+    idle: "offline",
+    connecting: "connecting…",
+    reconnecting: "reconnecting…",
+    open: "live",
+    closed: "connection lost — retrying",
+    gone: "game not found",
+  };
+  conn.dataset.state = s.conn;
+  setText(conn, labels[s.conn] || s.conn);
+  const role = $("role");
+  role.hidden = !game;
+  if (game) {
+    setText(role, game.role === "player" ? "Player" : "Spectator (read-only)");
+    role.dataset.role = game.role;
+    setText($("game-title"), `${game.title} · ${humanLabel(game)}`);
+    document.title = `Canopy — ${game.title}${game.result ? ` (${game.result})` : ""}`;
+  }
+  body.classList.toggle("knight-chess", !!game && game.game === "knight");
+  const legend = $("legend");
+  legend.hidden = !(game && game.game === "knight");
+  if (game && game.game === "knight") {
+    setText(legend, "Knight chess in its original colours: the first mover's knights are black, the second mover's pink.");
+  }
+}
+
+function humanLabel(game) {
+  const name = (c) => sideName(game.game, c);
+  if (game.human === "none") return "engine vs engine";
+  if (game.human === "both") return "analysis (you move both sides)";
+  return `you play ${name(game.human)}`;
+}
+
+function renderPlayers() {
+  const game = s.game;
+  const bottom = s.view.orientation;
+  for (const [id, color] of [["player-bottom", bottom], ["player-top", opposite(bottom)]]) {
+    const el = $(id);
+    if (!game) {
+      el.hidden = true;
+      continue;
+    }
+    el.hidden = false;
+    el.dataset.color = color;
+    el.querySelector(".swatch").dataset.color = color;
+    setText(el.querySelector(".name"), sideLongName(game.game, color));
+    setText(el.querySelector(".who"), playerLabel(s, color));
+    const toMove = !game.result && game.turn === color;
+    el.classList.toggle("to-move", toMove);
+    const clock = el.querySelector(".clock");
+    const thinking = toMove && game.search.status === "running" && game.search.purpose === "move";
+    setText(clock, toMove ? (thinking ? "thinking…" : game.search.status === "queued" ? "queued" : "to move") : "");
+  }
+}
+
+function renderStatus() {
+  const game = s.game;
+  const status = $("status");
+  const progress = $("progress");
+  let text = "";
+  let kind = "info";
+  let fraction = null;
+  if (!game) {
+    text = s.gameId ? "Connecting to the game…" : "Create a game to start.";
+  } else if (game.result) {
+    text = resultText(game);
+    kind = "result";
+  } else {
+    const turn = sideName(game.game, game.turn);
+    const search = game.search;
+    const engineTurn = !isHuman(game, game.turn);
+    if (search.status === "queued") {
+      text = `Waiting for a free search slot${search.queue_position ? ` — ${ordinalText(search.queue_position)} in line` : ""}.`;
+      kind = "queued";
+    } else if (search.status === "running" && search.purpose === "move") {
+      text = `Canopy is thinking for ${turn} (${engineLabel(game.settings)}).`;
+      kind = "thinking";
+      fraction = budgetFraction(game, s.stats);
+    } else if (search.status === "running") {
+      text = `Analysing for ${turn} — Space stops, G plays the best move.`;
+      kind = "thinking";
+    } else if (engineTurn && search.paused) {
+      text = `Engine paused (${turn} to move) — Space resumes, S steps, G moves now.`;
+      kind = "paused";
+    } else if (engineTurn) {
+      text = `${turn} to move (engine).`;
+    } else if (isPlayer(s)) {
+      text = game.check ? `Check! ${turn} to move — your move.` : `${turn} to move — your move.`;
+    } else {
+      text = `${turn} to move. You are watching read-only.`;
+    }
+  }
+  status.dataset.kind = kind;
+  setText($("status-text"), text);
+  progress.hidden = fraction === null;
+  if (fraction !== null) $("progress-bar").style.setProperty("--fraction", String(fraction));
+}
+
+function ordinalText(n) {
+  return ["", "1st", "2nd", "3rd"][n] || `${n}th`;
+}
+
+function budgetFraction(game, stats) {
+  if (!stats) return 0;
+  const st = game.settings;
+  if (st.budget === "iterations") return Math.min(1, stats.iterations / st.iterations);
+  return Math.min(1, stats.elapsed_ms / st.movetime_ms);
+}
+
+// ------------------------------------------------------------------ frames in
+
+function onFrame(frame) {
+  switch (frame.type) {
+    case "state": {
+      const firstForGame = !s.game || s.game.id !== frame.id;
+      if (!applyState(s, frame)) return;
+      if (firstForGame) onFirstState();
+      if (!settingsDirty) fillSettings();
+      if (s.view.ply !== null) ensurePositions();
+      $("fen-error").hidden = true;
+      break;
+    }
+    case "stats":
+      if (!applyStats(s, frame)) return;
+      break;
+    case "step":
+      s.lastStep = frame;
+      toast(stepSummary(frame), "info", 3000);
+      break;
+    case "error":
+      onError(frame);
+      break;
+    default:
+      return;
+  }
+  scheduleRender();
+}
+
+function onError(frame) {
+  board.resync();
+  if (frame.request === "setup") {
+    const err = $("fen-error");
+    err.hidden = false;
+    setText(err, frame.message);
+  }
+  if (frame.code === "not_found") {
+    s.conn = "gone";
+  }
+  toast(`${frame.message}`, "error");
+}
+
+function stepSummary(frame) {
+  const path = Array.isArray(frame.selection) ? frame.selection.length : 0;
+  const sim = frame.simulation || {};
+  const reward = sim.reward ?? sim.result ?? sim.score;
+  const parts = [`Step: selected a path of ${path} node${path === 1 ? "" : "s"}`];
+  const expanded = frame.expansion && (frame.expansion.new_nodes ?? frame.expansion.count ?? frame.expansion.children);
+  if (expanded !== undefined && expanded !== null) {
+    parts.push(`expanded ${Array.isArray(expanded) ? expanded.length : expanded}`);
+  }
+  if (reward !== undefined && reward !== null) parts.push(`reward ${typeof reward === "number" ? reward.toFixed(2) : reward}`);
+  return parts.join(", ");
+}
+
+function onFirstState() {
+  const game = s.game;
+  if (settingsFields && s.algorithms[game.game]) settingsFields.setAlgorithms(s.algorithms[game.game], game.settings);
+  const player = isPlayer(s);
+  settingsFields?.setDisabled(!player);
+  $("settings-human").disabled = !player;
+  $("settings-apply").disabled = !player;
+  $("fen-input").disabled = !player;
+  $("fen-apply").disabled = !player;
+  $("pgn-download").href = `/api/games/${encodeURIComponent(game.id)}/pgn?download=1`;
+}
+
+function fillSettings() {
+  if (!s.game || !settingsFields) return;
+  settingsFields.setValues(s.game.settings);
+  $("settings-human").value = s.game.human;
+}
+
+// ------------------------------------------------------------------ actions
+
+function send(frame) {
+  if (!socket || !socket.send(frame)) {
+    toast(s.gameId ? "Not connected to the game — retrying…" : "Create a game first.", "error");
+    return false;
+  }
+  return true;
+}
+
+function toggleSearch() {
+  if (!s.game) return;
+  const busy = s.game.search.status !== "idle";
+  send({ type: "search", action: busy ? "stop" : "start" });
+}
+
+function navigate(where) {
+  const game = s.game;
+  if (!game) return;
+  const ply = s.view.ply === null ? game.ply : s.view.ply;
+  if (where === "first") navigateTo(0);
+  else if (where === "prev") navigateTo(Math.max(0, ply - 1));
+  else if (where === "next") navigateTo(ply + 1);
+  else navigateTo(game.ply);
+}
+
+function navigateTo(ply) {
+  const game = s.game;
+  if (!game) return;
+  s.view.ply = ply >= game.ply ? null : Math.max(0, ply);
+  s.view.hover = null;
+  if (s.view.ply !== null) ensurePositions();
+  scheduleRender();
+}
+
+/** Very long games arrive without old board FENs; fetch them once when browsing there. */
+async function ensurePositions() {
+  const game = s.game;
+  if (!game || s.view.ply === null || s.view.ply === 0) return;
+  const entry = game.history[s.view.ply - 1];
+  if (!entry || entry.fen) return;
+  const key = `${game.id}:${game.version}`;
+  if (positionsFetched === key) return;
+  positionsFetched = key;
+  const res = await fetch(`/api/games/${encodeURIComponent(game.id)}/positions`);
+  if (!res.ok) return;
+  const { fens } = await res.json();
+  game.history.forEach((m, i) => {
+    if (!m.fen && fens[i + 1]) m.fen = fens[i + 1].split(" ")[0];
+  });
+  scheduleRender();
+}
+
+function toggleLarge(force) {
+  s.view.large = typeof force === "boolean" ? force : !s.view.large;
+  body.classList.toggle("large", s.view.large);
+  $("btn-large").setAttribute("aria-pressed", String(s.view.large));
+  localStorage.setItem(LARGE_KEY, s.view.large ? "1" : "0");
+  requestAnimationFrame(() => board.redrawAll());
+}
+
+// ------------------------------------------------------------------ forms
+
+function openNewGame() {
+  const dialog = $("new-dialog");
+  if (dialog.open) return;
+  $("new-error").hidden = true;
+  const game = s.game;
+  const form = $("new-form");
+  if (game) {
+    form.elements.game.value = game.game;
+    form.elements.human.value = game.human;
+  }
+  updateNewGameKind(game ? game.settings : null);
+  dialog.showModal();
+}
+
+function updateNewGameKind(values) {
+  const form = $("new-form");
+  const kind = form.elements.game.value;
+  for (const el of form.querySelectorAll("[data-side-label]")) {
+    setText(el, sideLongName(kind, el.dataset.sideLabel));
+  }
+  if (newFields && s.algorithms[kind]) newFields.setAlgorithms(s.algorithms[kind], values || {});
+}
+
+async function createGame(event) {
+  event.preventDefault();
+  const form = $("new-form");
+  const err = $("new-error");
+  err.hidden = true;
+  let engine;
+  try {
+    engine = newFields.read();
+  } catch (e) {
+    err.hidden = false;
+    setText(err, e.message);
+    return;
+  }
+  const fen = $("new-fen").value.trim();
+  const request = {
+    game: form.elements.game.value,
+    human: form.elements.human.value,
+    ...engine,
+    ...(fen ? { fen } : {}),
+  };
+  $("new-create").disabled = true;
+  try {
+    const res = await fetch("/api/games", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(request),
+    });
+    const data = await res.json();
+    if (!res.ok) {
+      err.hidden = false;
+      setText(err, data.message || `the server refused (${res.status})`);
+      return;
+    }
+    localStorage.setItem(TOKEN_KEY(data.id), data.token);
+    location.assign(data.url);
+  } catch (e) {
+    err.hidden = false;
+    setText(err, `Could not reach the server: ${e.message}`);
+  } finally {
+    $("new-create").disabled = false;
+  }
+}
+
+function applySettings(event) {
+  event.preventDefault();
+  let engine;
+  try {
+    engine = settingsFields.read();
+  } catch (e) {
+    toast(e.message, "error");
+    return;
+  }
+  if (send({ type: "settings", ...engine, human: $("settings-human").value })) settingsDirty = false;
+}
+
+function setupFen(event) {
+  event.preventDefault();
+  const fen = $("fen-input").value.trim();
+  send({ type: "setup", fen: fen || null });
+}
+
+async function copyText(text, what) {
+  try {
+    await navigator.clipboard.writeText(text);
+    toast(`${what} copied to the clipboard.`, "info", 2500);
+  } catch {
+    toast(`Could not copy the ${what.toLowerCase()}: the browser refused.`, "error");
+  }
+}
+
+// ------------------------------------------------------------------ boot
+
+function readToken(gameId) {
+  if (!gameId) return null;
+  const match = location.hash.match(/token=([\w-]+)/);
+  if (match) {
+    localStorage.setItem(TOKEN_KEY(gameId), match[1]);
+    history.replaceState(null, "", location.pathname + location.search);
+    return match[1];
+  }
+  return localStorage.getItem(TOKEN_KEY(gameId));
+}
+
+async function fetchJson(url) {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`${url}: ${res.status}`);
+  return res.json();
+}
+
+async function boot() {
+  toggleLarge(localStorage.getItem(LARGE_KEY) === "1");
+  s.view.arrows = localStorage.getItem(ARROWS_KEY) !== "0";
+  $("opt-arrows").checked = s.view.arrows;
+  $("opt-arrows").addEventListener("change", (e) => {
+    s.view.arrows = e.target.checked;
+    localStorage.setItem(ARROWS_KEY, s.view.arrows ? "1" : "0");
+    scheduleRender();
+  });
+  $("btn-new").addEventListener("click", openNewGame);
+  $("btn-help").addEventListener("click", () => $("help-dialog").showModal());
+  $("btn-large").addEventListener("click", () => toggleLarge());
+  $("btn-share").addEventListener("click", () => {
+    if (!s.game) return toast("Create a game first.", "error");
+    copyText(`${location.origin}/games/${s.game.id}`, "Spectator link");
+  });
+  $("new-cancel").addEventListener("click", () => $("new-dialog").close());
+  $("new-form").addEventListener("submit", createGame);
+  for (const radio of $("new-form").querySelectorAll("input[name=game]")) {
+    radio.addEventListener("change", () => updateNewGameKind(null));
+  }
+  $("settings-form").addEventListener("submit", applySettings);
+  $("settings-form").addEventListener("input", () => {
+    settingsDirty = true;
+  });
+  $("fen-form").addEventListener("submit", setupFen);
+  $("fen-copy").addEventListener("click", () => s.game && copyText(s.game.fen, "FEN"));
+  $("pgn-copy").addEventListener("click", async () => {
+    if (!s.game) return;
+    const res = await fetch(`/api/games/${encodeURIComponent(s.game.id)}/pgn`);
+    copyText(await res.text(), "PGN");
+  });
+  window.addEventListener("resize", () => board.redrawAll());
+
+  try {
+    const [limits, chess, knight] = await Promise.all([
+      fetchJson("/api/settings"),
+      fetchJson("/api/algorithms?game=chess"),
+      fetchJson("/api/algorithms?game=knight"),
+    ]);
+    s.limits = limits;
+    s.algorithms = { chess, knight };
+    settingsFields = createEngineFields($("settings-fields"), { limits });
+    newFields = createEngineFields($("new-fields"), { limits });
+    if (s.game) {
+      onFirstState();
+      fillSettings();
+    } else {
+      settingsFields.setAlgorithms(chess, {});
+      settingsFields.setDisabled(true);
+    }
+  } catch (e) {
+    toast(`Could not load the engine settings: ${e.message}`, "error", 10000);
+  }
+
+  if (s.gameId) {
+    socket = connectGame({
+      gameId: s.gameId,
+      token: s.token,
+      onFrame,
+      onStatus: (status) => {
+        s.conn = status;
+        if (status !== "open") board.resync();
+        scheduleRender();
+      },
+    });
+  } else {
+    if (body.dataset.missing) toast(`There is no game ${body.dataset.missing} (it may have expired).`, "error", 8000);
+    for (const id of ["settings-human", "settings-apply", "fen-input", "fen-apply"]) $(id).disabled = true;
+    openNewGame();
+  }
+  scheduleRender();
+}
+
+boot();
+
+// Exposed for debugging in the browser console (read-only use).
+window.canopy = { state: s, formatCount, formatMs, h };

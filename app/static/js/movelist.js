@@ -1,0 +1,78 @@
+// The move list in SAN, two plies per numbered row; click a move to see that
+// position on the board (browsing never changes the game). Engine moves show
+// their visits and Q on hover.
+
+import { $, h, setText } from "./dom.js";
+import { resultText, viewedPly } from "./state.js";
+
+export function createMoveList({ onNavigate }) {
+  const list = $("movelist");
+  const result = $("result");
+  const plyCount = $("ply-count");
+  let renderedKey = "";
+
+  list.addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-ply]");
+    if (button) onNavigate(Number(button.dataset.ply));
+  });
+
+  function render(s) {
+    const game = s.game;
+    if (!game) {
+      list.replaceChildren();
+      return;
+    }
+    const current = viewedPly(s);
+    const key = `${game.id}:${game.version}:${game.history.length}`;
+    if (key !== renderedKey) {
+      renderedKey = key;
+      rebuild(game);
+    }
+    for (const button of list.querySelectorAll("button[data-ply]")) {
+      const on = Number(button.dataset.ply) === current;
+      button.classList.toggle("current", on);
+      if (on) button.setAttribute("aria-current", "step");
+      else button.removeAttribute("aria-current");
+    }
+    const active = list.querySelector("button.current");
+    if (active && s.view.ply !== null) active.scrollIntoView({ block: "nearest" });
+    else if (s.view.ply === null) list.scrollTop = list.scrollHeight;
+    setText(plyCount, game.ply ? `${game.ply} ${game.ply === 1 ? "ply" : "plies"}` : "");
+    const text = resultText(game);
+    result.hidden = !text;
+    setText(result, text);
+  }
+
+  function rebuild(game) {
+    const startBlack = game.start_fen.split(" ")[1] === "b";
+    const startMove = Number(game.start_fen.split(" ")[5] || 1);
+    const items = [];
+    let row = null;
+    game.history.forEach((m, i) => {
+      const ply = i + 1;
+      const plyIndex = i + (startBlack ? 1 : 0);
+      const number = startMove + Math.floor(plyIndex / 2);
+      if (m.color === "white" || row === null) {
+        row = h("li", { value: number });
+        if (m.color === "black") row.append(h("span", { class: "move empty" }, "…"));
+        items.push(row);
+      }
+      const title =
+        m.n !== undefined && m.n !== null
+          ? `engine: N=${m.n}${m.q !== undefined && m.q !== null ? ` Q=${m.q.toFixed(3)}` : ""}`
+          : m.by === "human"
+            ? "human"
+            : "engine";
+      row.append(
+        h(
+          "button",
+          { type: "button", class: `move by-${m.by}`, dataset: { ply: String(ply) }, title },
+          m.san,
+        ),
+      );
+    });
+    list.replaceChildren(...items);
+  }
+
+  return { render };
+}

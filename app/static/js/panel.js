@@ -1,0 +1,164 @@
+// The live search panel: the summary (iterations, speed, tree size, depth,
+// memory, the queue) and the sortable table of root moves. Rows are kept per
+// move and updated in place, so a table refreshed ten times a second does
+// not flicker and keeps the row under the mouse.
+
+import { $, formatBytes, formatCount, formatMs, h, setText } from "./dom.js";
+import { engineLabel, scoreLabel, searchPhrase, sortedRows } from "./state.js";
+
+const COLUMNS = [
+  { key: "san", label: "Move", title: "The root move (SAN)", numeric: false },
+  { key: "visits", label: "N", title: "Visits: iterations that went through this move", numeric: true },
+  { key: "share", label: "N%", title: "Share of the root's visits", numeric: true },
+  { key: "q", label: "Q", title: "Expected score for the side to move, 0 (loss) to 1 (win)", numeric: true },
+  { key: "uct", label: "UCT", title: "What the selection rule ranks by now", numeric: true },
+  { key: "eval", label: "Eval", title: "Evaluation for the side to move, -1 to 1", numeric: true },
+  { key: "pv", label: "Principal variation", title: "The line the search expects", numeric: false },
+];
+
+const SUMMARY = [
+  ["iterations", "Iterations"],
+  ["nps", "Iterations/s"],
+  ["elapsed", "Elapsed"],
+  ["nodes", "Tree nodes"],
+  ["depth", "Depth max / mean"],
+  ["memory", "Memory"],
+  ["threads", "Threads"],
+  ["pool", "Server searches"],
+];
+
+export function createPanel({ getState, onSort, onHover }) {
+  const head = $("root-head");
+  const body = $("root-body");
+  const empty = $("root-empty");
+  const summary = $("summary");
+  const pvLine = $("pv-line");
+  const stateEl = $("search-state");
+  const rows = new Map(); // move → { tr, cells }
+  const summaryCells = {};
+
+  for (const [key, label] of SUMMARY) {
+    const dd = h("dd", { dataset: { key } }, "–");
+    summary.append(h("div", { class: "stat" }, h("dt", {}, label), dd));
+    summaryCells[key] = dd;
+  }
+
+  const headers = COLUMNS.map((col) => {
+    const button = h("button", { type: "button", title: col.title }, col.label);
+    const th = h("th", { scope: "col", class: col.numeric ? "num" : "", dataset: { key: col.key } }, button);
+    button.addEventListener("click", () => onSort(col.key));
+    head.append(th);
+    return th;
+  });
+
+  body.addEventListener("mouseover", (event) => {
+    const tr = event.target.closest("tr[data-move]");
+    if (tr) onHover(tr.dataset.move);
+  });
+  body.addEventListener("mouseleave", () => onHover(null));
+  body.addEventListener("focusin", (event) => {
+    const tr = event.target.closest("tr[data-move]");
+    if (tr) onHover(tr.dataset.move);
+  });
+  body.addEventListener("focusout", () => onHover(null));
+  pvLine.addEventListener("mouseenter", () => {
+    const s = getState();
+    if (s.stats && s.stats.bestmove) onHover(s.stats.bestmove);
+  });
+  pvLine.addEventListener("mouseleave", () => onHover(null));
+
+  function rowFor(move) {
+    let row = rows.get(move);
+    if (!row) {
+      const cells = COLUMNS.map((col) => h("td", { class: `${col.numeric ? "num" : ""} c-${col.key}` }));
+      const tr = h("tr", { dataset: { move }, tabindex: "0" }, cells);
+      row = { tr, cells };
+      rows.set(move, row);
+    }
+    return row;
+  }
+
+  function render(s) {
+    const stats = s.stats;
+    const game = s.game;
+    const algorithm = (stats && stats.algorithm) || (game && game.settings.algorithm) || "uct";
+    setText(headers[4].querySelector("button"), scoreLabel(algorithm));
+    const { key, dir } = s.view.sort;
+    for (const th of headers) {
+      const active = th.dataset.key === key;
+      th.setAttribute("aria-sort", active ? (dir < 0 ? "descending" : "ascending") : "none");
+    }
+    renderSummary(s);
+    setText(stateEl, game ? `${searchPhrase(s)}${game.settings ? ` · ${engineLabel(game.settings)}` : ""}` : "");
+    stateEl.dataset.status = game ? game.search.status : "idle";
+
+    const sorted = sortedRows(stats, s.view.sort);
+    empty.hidden = sorted.length > 0;
+    const seen = new Set();
+    let previous = null;
+    for (const m of sorted) {
+      seen.add(m.move);
+      const row = rowFor(m.move);
+      fillRow(row, m, stats);
+      row.tr.classList.toggle("best", m.move === stats.bestmove);
+      row.tr.classList.toggle("hovered", m.move === s.view.hover);
+      row.tr.style.setProperty("--share", String(m.share || 0));
+      // Keep DOM order equal to the sort order, moving as little as possible.
+      const wanted = previous ? previous.nextSibling : body.firstChild;
+      if (wanted !== row.tr) body.insertBefore(row.tr, wanted);
+      previous = row.tr;
+    }
+    for (const [move, row] of rows) {
+      if (!seen.has(move)) {
+        row.tr.remove();
+        rows.delete(move);
+      }
+    }
+    const pv = stats ? stats.pv_san : [];
+    setText(pvLine, pv.length ? `PV ${pv.slice(0, 16).join(" ")}` : "");
+  }
+
+  function fillRow(row, m, stats) {
+    const c = row.cells;
+    setText(c[0], m.san);
+    setText(c[1], formatCount(m.visits));
+    setText(c[2], m.share === null ? "–" : `${(m.share * 100).toFixed(1)}%`);
+    setText(c[3], fixed(m.q, 3));
+    setText(c[4], fixed(m.uct, 3));
+    setText(c[5], evalText(m.eval));
+    setText(c[6], m.pv_san.slice(0, 8).join(" "));
+    c[6].title = m.pv_san.join(" ");
+    if (stats.algorithm === "alphabeta" && m.bound !== "exact") c[4].title = `${m.bound} bound`;
+  }
+
+  function renderSummary(s) {
+    const st = s.stats;
+    const pool = st ? st.pool : null;
+    const set = (key, text) => setText(summaryCells[key], text);
+    set("iterations", st ? st.iterations.toLocaleString("en-US") : "–");
+    set("nps", st ? formatCount(st.nps) : "–");
+    set("elapsed", st ? formatMs(st.elapsed_ms) : "–");
+    set("nodes", st ? st.nodes.toLocaleString("en-US") : "–");
+    set("depth", st ? `${st.max_depth} / ${st.mean_depth === null ? "–" : st.mean_depth.toFixed(1)}` : "–");
+    set("memory", st ? formatBytes(st.memory_bytes) : "–");
+    set("threads", st ? String(st.threads) : s.game ? String(s.game.settings.threads) : "–");
+    const search = s.game ? s.game.search : null;
+    let poolText = pool ? `${pool.running} / ${pool.queued} of ${pool.capacity}` : "–";
+    if (search && search.status === "queued" && search.queue_position) {
+      poolText = `queued, #${search.queue_position}`;
+    }
+    set("pool", poolText);
+  }
+
+  return { render };
+}
+
+function fixed(x, digits) {
+  return x === null || x === undefined ? "–" : x.toFixed(digits);
+}
+
+function evalText(x) {
+  if (x === null || x === undefined) return "–";
+  if (Math.abs(x) > 1) return x > 0 ? "mate+" : "mate−";
+  return (x >= 0 ? "+" : "") + x.toFixed(2);
+}

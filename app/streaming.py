@@ -1,0 +1,267 @@
+"""Turning search snapshots into frames, and sending only the latest one to each client.
+
+Two rules from the house style meet here:
+
+* the search hands over immutable ``SearchInfo`` snapshots; a :class:`Snapshot`
+  wraps one and encodes it to JSON lazily, once per variant (with or without
+  the tree), so a snapshot no client has time for is never encoded at all;
+* each connection has an :class:`Outbox` with one *slot* for the latest state
+  and one for the latest stats, plus a small bounded queue for replies. A slow
+  client skips frames (the slot is overwritten), it never builds a backlog.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import chess
+
+from engine.search.info import MoveStats, SearchInfo
+
+#: At most this many plies of each root move's PV are sent (the table shows fewer).
+PV_PLIES = 12
+#: Rows whose PV also gets the FEN at its end (hover previews); the rest get null.
+PV_FEN_ROWS = 16
+#: Bytes kept free below the frame limit (headroom for the JSON framing).
+FRAME_MARGIN = 256
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, separators=(",", ":"), allow_nan=False)
+
+
+def num(x: float | None, digits: int = 4) -> float | None:
+    """JSON-safe rounded float: NaN and infinities (an unvisited child's UCB) become null."""
+    if x is None:
+        return None
+    x = float(x)
+    if not math.isfinite(x):
+        return None
+    return round(x, digits)
+
+
+class Snapshot:
+    """One search snapshot ready to stream: shaped once, encoded lazily per variant."""
+
+    __slots__ = ("_cache", "_pv_fens", "created", "info", "root", "seq", "status")
+
+    def __init__(
+        self,
+        info: SearchInfo,
+        *,
+        seq: int,
+        root: chess.Board,
+        status: Callable[[], dict[str, Any]],
+    ) -> None:
+        self.info = info
+        self.seq = seq
+        self.root = root  # a private copy of the root position (PV previews)
+        self.status = status  # search + pool status, read when the frame is encoded
+        self.created = time.perf_counter()
+        self._cache: dict[bool, str] = {}
+        self._pv_fens: dict[tuple[str, ...], str | None] = {}
+
+    def encode(self, *, tree: bool, max_bytes: int) -> str:
+        """The stats frame as JSON text, trimmed to stay under ``max_bytes``."""
+        cached = self._cache.get(tree)
+        if cached is None:
+            cached = self._cache[tree] = self._encode(tree, max_bytes)
+        return cached
+
+    # ---------------------------------------------------------------- shaping
+    def _pv_fen(self, pv: tuple[str, ...]) -> str | None:
+        if pv not in self._pv_fens:
+            board = self.root.copy(stack=False)
+            try:
+                for uci in pv:
+                    board.push(chess.Move.from_uci(uci))
+                self._pv_fens[pv] = board.fen()
+            except (ValueError, AssertionError):
+                self._pv_fens[pv] = None
+        return self._pv_fens[pv]
+
+    def _row(self, m: MoveStats, index: int, plies: int) -> dict[str, Any]:
+        pv = tuple(m.pv[:plies])
+        return {
+            "move": m.move,
+            "san": m.san,
+            "visits": int(m.visits),
+            "share": num(m.share),
+            "q": num(m.q),
+            "uct": num(m.score),
+            "eval": num(m.eval),
+            "prior": num(m.prior),
+            "pv": list(pv),
+            "pv_san": list(m.pv_san[:plies]),
+            "pv_fen": self._pv_fen(pv) if index < PV_FEN_ROWS and pv else None,
+            "bound": m.bound,
+        }
+
+    def payload(self, *, tree_nodes: int | None, plies: int = PV_PLIES) -> dict[str, Any]:
+        """The stats frame as a dict (``tree_nodes``: cap on tree nodes, None = all)."""
+        i = self.info
+        nodes = list(i.tree) if tree_nodes is None else _trim_tree(i.tree, tree_nodes)
+        status = self.status()
+        return {
+            "type": "stats",
+            "seq": self.seq,
+            "fen": i.fen,
+            "algorithm": i.algorithm,
+            "threads": i.threads,
+            "running": i.running,
+            "stop_reason": i.stop_reason,
+            "iterations": int(i.iterations),
+            "nodes": int(i.nodes),
+            "elapsed_ms": num(i.elapsed_ms, 1),
+            "nps": num(i.nps, 1),
+            "max_depth": int(i.max_depth),
+            "mean_depth": num(i.mean_depth, 2),
+            "depth": int(i.depth),
+            "memory_bytes": int(i.memory_bytes),
+            "bytes_per_node": num(i.bytes_per_node, 1),
+            "bestmove": i.bestmove,
+            "pv": list(i.pv[:32]),
+            "pv_san": list(i.pv_san[:32]),
+            "moves": [self._row(m, k, plies) for k, m in enumerate(i.moves)],
+            "thread_stats": [
+                {"thread": t.thread, "iterations": t.iterations, "nodes": t.nodes}
+                for t in i.thread_stats
+            ],
+            "tree": [
+                {
+                    "id": n.id,
+                    "parent": n.parent,
+                    "move": n.move,
+                    "san": n.san,
+                    "depth": n.depth,
+                    "visits": int(n.visits),
+                    "q": num(n.q),
+                    "terminal": bool(n.terminal),
+                    "children": int(n.children),
+                }
+                for n in nodes
+            ],
+            "tree_trimmed": len(nodes) < len(i.tree),
+            "search": status["search"],
+            "pool": status["pool"],
+            "extra": _jsonable(i.extra),
+        }
+
+    def _encode(self, tree: bool, max_bytes: int) -> str:
+        limit = max_bytes - FRAME_MARGIN
+        cap: int | None = None if tree else 0
+        text = dumps(self.payload(tree_nodes=cap))
+        # Too big: halve the tree first, then shorten PVs, then drop the rarest rows.
+        while len(text.encode()) > limit and tree and (cap is None or cap > 0):
+            cap = len(self.info.tree) // 2 if cap is None else cap // 2
+            text = dumps(self.payload(tree_nodes=cap))
+        if len(text.encode()) > limit:
+            payload = self.payload(tree_nodes=0, plies=4)
+            while len(dumps(payload).encode()) > limit and len(payload["moves"]) > 1:
+                payload["moves"] = payload["moves"][: max(1, len(payload["moves"]) * 3 // 4)]
+                payload["moves_trimmed"] = True
+            text = dumps(payload)
+        return text
+
+
+def _trim_tree(tree: tuple[Any, ...], cap: int) -> list[Any]:
+    """The first ``cap`` nodes whose parents are kept (the snapshot lists parents first)."""
+    kept: list[Any] = []
+    ids: set[int] = set()
+    for node in tree:
+        if len(kept) >= cap:
+            break
+        if node.parent == -1 or node.parent in ids:
+            kept.append(node)
+            ids.add(node.id)
+    return kept
+
+
+def _jsonable(extra: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in extra.items():
+        if isinstance(value, float):
+            out[str(key)] = num(value)
+        elif isinstance(value, str | int | bool) or value is None:
+            out[str(key)] = value
+        elif isinstance(value, list | tuple) and all(
+            isinstance(v, str | int | bool) for v in value
+        ):
+            out[str(key)] = list(value)
+    return out
+
+
+class Outbox:
+    """What one connection still has to send: latest state, latest stats, a few replies.
+
+    ``next()`` hands out frames in priority order (replies, then state, then
+    stats) and paces stats frames to ``hz``. Stats and state are slots: a new
+    one replaces the unsent one. Replies (errors, pongs, step traces) answer
+    the client's own requests, so they are bounded by what it sends; the
+    deque is capped anyway.
+    """
+
+    def __init__(self, *, hz: float, tree: bool = True, max_bytes: int = 65536) -> None:
+        self.hz = hz
+        self.tree = tree
+        self.max_bytes = max_bytes
+        self._state: str | None = None
+        self._stats: Snapshot | None = None
+        self._replies: deque[str] = deque(maxlen=64)
+        self._event = asyncio.Event()
+        self._last_stats = 0.0
+        self.closed = False
+        self.skipped = 0  # stats snapshots overwritten before they were sent
+
+    def put_state(self, text: str) -> None:
+        self._state = text
+        self._event.set()
+
+    def put_stats(self, snapshot: Snapshot) -> None:
+        if self._stats is not None:
+            self.skipped += 1
+        self._stats = snapshot
+        self._event.set()
+
+    def drop_stats(self) -> None:
+        """Forget unsent stats (the position changed: they describe the old root)."""
+        self._stats = None
+
+    def put_reply(self, text: str) -> None:
+        self._replies.append(text)
+        self._event.set()
+
+    def close(self) -> None:
+        self.closed = True
+        self._event.set()
+
+    async def next(self) -> str | None:
+        """The next frame to send, waiting as needed; None once closed."""
+        while True:
+            self._event.clear()
+            if self.closed:
+                return None
+            if self._replies:
+                return self._replies.popleft()
+            if self._state is not None:
+                text, self._state = self._state, None
+                return text
+            if self._stats is not None:
+                due = self._last_stats + 1.0 / self.hz - time.perf_counter()
+                if due <= 0:
+                    snap, self._stats = self._stats, None
+                    self._last_stats = time.perf_counter()
+                    return snap.encode(tree=self.tree, max_bytes=self.max_bytes)
+                try:  # something more urgent may arrive while we wait for the slot
+                    async with asyncio.timeout(due):
+                        await self._event.wait()
+                except TimeoutError:
+                    pass
+                continue
+            await self._event.wait()

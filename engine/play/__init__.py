@@ -1,0 +1,29 @@
+"""Playing a game: sides, move list, undo, FEN setup, result and PGN (pure Python).
+
+The web app, the CLI and a UCI front end all drive games through
+:class:`GameSession`; the search itself lives in :mod:`engine.search`.
+"""
+
+from __future__ import annotations
+
+from engine.play.errors import InvalidSettingError, NothingToUndoError, NotYourTurnError
+from engine.play.session import (
+    HUMAN_CHOICES,
+    EngineNote,
+    EngineSettings,
+    GameSession,
+    PlayedMove,
+    color_name,
+)
+
+__all__ = [
+    "HUMAN_CHOICES",
+    "EngineNote",
+    "EngineSettings",
+    "GameSession",
+    "InvalidSettingError",
+    "NotYourTurnError",
+    "NothingToUndoError",
+    "PlayedMove",
+    "color_name",
+]
