@@ -1,0 +1,252 @@
+"""What every search algorithm provides, and the per-thread worker that runs MCTS kernels.
+
+An :class:`Algorithm` is a registered, stateless description: its parameters,
+how to read its tree's numbers (Q, the selection score, eval) and its final
+choice. A :class:`Worker` owns one tree (one per root-parallel thread), its
+RNG and scratch arrays, and calls the algorithm's numba batch kernel.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from engine.core.bits import new_rng
+from engine.core.games import make_move
+from engine.core.state import MAX_MOVES
+from engine.search.params import ParamSpec, validate
+from engine.search.tree import (
+    NONE,
+    ROOT,
+    TERMINAL,
+    Tree,
+    reroot,
+)
+
+# Batch kernel return codes (EXHAUSTED: alphabeta reached its maximum depth).
+DONE, FULL, STOPPED, ROOT_TERMINAL, EXHAUSTED = 0, 1, 2, 3, 4
+MAX_PATH = 1024  # deepest path an iteration may walk (the descent stops there)
+INFO_SIZE = 8  # int64 trace slots, see TRACE_* below
+# int trace slots written by every iteration
+T_PATH_LEN, T_FIRST_NEW, T_NEW_COUNT, T_SIM_STATUS, T_SIM_PLIES, T_SIM_WHITE, T_THREAD = range(7)
+# float trace slots
+F_REWARD, F_SCORE = 0, 1
+
+
+@dataclass(frozen=True)
+class ChildStats:
+    """One root child's raw numbers from one tree (or summed over the threads' trees)."""
+
+    move: int
+    visits: int
+    value_sum: float  # sum of rewards for the side to move at the root
+    value: float  # bfms negamax value / latest value, same point of view
+    eval: float  # static eval for the side to move at the root
+    terminal: bool
+    outcome: int  # for terminal children: +1 / 0 / -1 for the side to move at the root
+    bound: str = "exact"  # alphabeta: "upper" when the score is only an upper bound
+
+
+class Algorithm:
+    """A registered search algorithm (stateless)."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    description: ClassVar[str]
+    mcts: ClassVar[bool] = True
+    params: ClassVar[tuple[ParamSpec, ...]] = ()
+    free_per_iteration: ClassVar[int] = 1  # tree nodes one iteration may add
+    pv_needs_visits: ClassVar[bool] = True  # PV follows visited children only
+
+    # ------------------------------------------------------------ description
+    @classmethod
+    def validate(cls, params: dict[str, Any] | None, game: str) -> dict[str, Any]:
+        return validate(cls.params, params, game, cls.name)
+
+    @classmethod
+    def describe(cls, game: str) -> dict[str, Any]:
+        return {
+            "name": cls.name,
+            "title": cls.title,
+            "description": cls.description,
+            "mcts": cls.mcts,
+            "params": [spec.describe(game) for spec in cls.params],
+        }
+
+    # ------------------------------------------------------------ reading the tree
+    @staticmethod
+    def q(child: ChildStats) -> float:
+        """Expected score in [0, 1] for the side to move at the parent."""
+        return child.value_sum / child.visits if child.visits else 0.5
+
+    @staticmethod
+    def display_eval(child: ChildStats) -> float:
+        return child.eval
+
+    @classmethod
+    def selection_score(
+        cls, child: ChildStats, parent_visits: int, params: dict[str, Any]
+    ) -> float:
+        raise NotImplementedError
+
+    @classmethod
+    def final_key(cls, child: ChildStats, params: dict[str, Any], threads: int) -> float:
+        """Bigger is better: the move played is the root child maximising this."""
+        return float(child.visits)
+
+    @classmethod
+    def pv_key(cls, tree: Tree, node: int) -> float:
+        """Which child the principal variation follows: the one maximising this."""
+        return float(tree.visits[node])
+
+    # ------------------------------------------------------------ running
+    @classmethod
+    def make_worker(
+        cls, root: np.ndarray, params: dict[str, Any], seed: int, thread: int, node_budget: int
+    ) -> Worker:
+        raise NotImplementedError
+
+    @classmethod
+    def run_kernel(
+        cls, worker: Worker, max_iters: int, stop: np.ndarray, trace: bool
+    ) -> tuple[int, int]:
+        raise NotImplementedError
+
+    @classmethod
+    def kernel_params(cls, params: dict[str, Any]) -> np.ndarray:
+        raise NotImplementedError
+
+
+def thread_seed(seed: int, thread: int) -> int:
+    """Independent, reproducible RNG seed for each root-parallel thread."""
+    return (seed * 0x9E3779B1 + thread * 0x85EBCA77 + 1) & 0xFFFFFFFFFFFFFFFF
+
+
+class Worker:
+    """One MCTS tree with its scratch space; used by one thread at a time."""
+
+    def __init__(
+        self,
+        algorithm: type[Algorithm],
+        root: np.ndarray,
+        params: dict[str, Any],
+        seed: int,
+        thread: int,
+        node_budget: int,
+        ply_cap: int = 0,
+    ) -> None:
+        self.algorithm = algorithm
+        self.params = params
+        self.thread = thread
+        self.root = root.copy()
+        self.tree = Tree(capacity=4096, budget=node_budget)
+        self.rng = new_rng(thread_seed(seed, thread))
+        self.kparams = algorithm.kernel_params(params)
+        self.state = np.zeros_like(root)
+        self.child_state = np.zeros_like(root)
+        self.moves = np.zeros(MAX_MOVES, dtype=np.int32)
+        self.child_moves = np.zeros(MAX_MOVES, dtype=np.int32)
+        self.hist = np.zeros(max(ply_cap, 1) + 1, dtype=np.uint64)
+        self.path = np.zeros(MAX_PATH, dtype=np.int32)
+        self.info = np.zeros(INFO_SIZE, dtype=np.int64)
+        self.finfo = np.zeros(4, dtype=np.float64)
+        self.no_record = np.zeros(0, dtype=np.int32)
+        self.record = np.zeros(max(ply_cap, 1), dtype=np.int32)
+        self.iterations = 0
+        self.extra: Any = None  # algorithm-specific scratch (e.g. an alpha-beta context)
+
+    @property
+    def memory_bytes(self) -> int:
+        extra = getattr(self.extra, "memory_bytes", 0)
+        return self.tree.memory_bytes + int(extra)
+
+    def run(self, max_iters: int, stop: np.ndarray) -> tuple[int, int]:
+        """Up to ``max_iters`` iterations; grows the tree by doubling as needed.
+
+        Returns (iterations done, code) with code DONE, FULL (node budget
+        reached), STOPPED (flag raised) or ROOT_TERMINAL.
+        """
+        total = 0
+        while total < max_iters:
+            if not self.tree.ensure_free(self.algorithm.free_per_iteration):
+                return total, FULL
+            done, code = self.algorithm.run_kernel(self, max_iters - total, stop, False)
+            total += done
+            self.iterations += done
+            if code == FULL:
+                if not self.tree.ensure_free(self.tree.capacity):  # double
+                    if not self.tree.ensure_free(self.algorithm.free_per_iteration):
+                        return total, FULL
+                continue
+            if code != DONE:
+                return total, code
+        return total, DONE
+
+    def step(self, stop: np.ndarray) -> int:
+        """Exactly one iteration with its trace recorded in path/info/finfo/record; return code."""
+        if not self.tree.ensure_free(self.algorithm.free_per_iteration):
+            return FULL
+        done, code = self.algorithm.run_kernel(self, 1, stop, True)
+        self.iterations += done
+        return code
+
+    # ------------------------------------------------------------ reading
+    def root_children(self) -> list[tuple[int, ChildStats]]:
+        """(node id, stats) for each child of the root, in tree order."""
+        t = self.tree
+        out = []
+        for node in t.children(ROOT):
+            out.append((node, self.child_stats(node)))
+        return out
+
+    def child_stats(self, node: int) -> ChildStats:
+        t = self.tree
+        return ChildStats(
+            move=int(t.move[node]),
+            visits=int(t.visits[node]),
+            value_sum=float(t.value_sum[node]),
+            value=float(t.value[node]),
+            eval=float(t.eval[node]),
+            terminal=bool(t.flags[node] & TERMINAL),
+            outcome=int(t.outcome[node]),
+        )
+
+    def principal_variation(self, node: int, limit: int = 32) -> list[int]:
+        """Moves from ``node`` down, each time to the child the algorithm's PV rule prefers."""
+        t = self.tree
+        line = [int(t.move[node])]
+        while len(line) < limit:
+            kids = t.children(node)
+            if self.algorithm.pv_needs_visits:
+                kids = [k for k in kids if t.visits[k] > 0]
+            if not kids:
+                break
+            node = max(kids, key=lambda k: self.algorithm.pv_key(t, k))
+            line.append(int(t.move[node]))
+        return line
+
+    # ------------------------------------------------------------ reuse
+    def advance(self, move: int) -> bool:
+        """Make ``move`` the new root, keeping its subtree; True if a subtree was reused."""
+        make_move(self.root, move)
+        child = NONE
+        for node in self.tree.children(ROOT):
+            if int(self.tree.move[node]) == move:
+                child = node
+                break
+        if child == NONE:
+            self.tree.clear()
+            return False
+        self.tree.adopt(reroot(self.tree, child))
+        return True
+
+
+def mover_q_to_white(q: float, mover_is_white: bool) -> float:
+    return q if mover_is_white else 1.0 - q
+
+
+def log_visits(visits: int) -> float:
+    return math.log(visits) if visits > 0 else -math.inf

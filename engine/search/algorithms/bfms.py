@@ -1,0 +1,188 @@
+"""``bfms`` — Best-First Minimax Search with UCT.
+
+One iteration: from the root, descend to the child maximising
+``eval + C·sqrt(ln N / n)`` (an unvisited child scores ``eval + FPU``), where
+``eval`` is the child's current value for the side to move at the parent; at
+a leaf, create every child and evaluate each statically (terminal children
+get their game-theoretic value, a win at depth d being ``10000 − 10·d``);
+then back up: every node on the path gets a visit and its value is
+*overwritten* by ``−max(children's values)`` (negamax), leaf to root.
+Final move: the root child maximising ``eval + ln(visits)``.
+Defaults C = 1.5, FPU = 0.5.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from engine.core.bits import JIT
+from engine.core.games import make_move
+from engine.core.state import MAX_MOVES
+from engine.search.algorithm import (
+    DONE,
+    F_SCORE,
+    FULL,
+    MAX_PATH,
+    ROOT_TERMINAL,
+    STOPPED,
+    T_FIRST_NEW,
+    T_NEW_COUNT,
+    T_PATH_LEN,
+    T_SIM_STATUS,
+    Algorithm,
+    ChildStats,
+    Worker,
+)
+from engine.search.params import ParamSpec
+from engine.search.parts.backup import backup_negamax
+from engine.search.parts.expand import expand_all
+from engine.search.parts.select import bfms_score, select_bfms
+from engine.search.tree import (
+    CAPACITY,
+    FIRST_CHILD,
+    FLAGS,
+    META,
+    MOVE,
+    NONE,
+    ROOT,
+    TERMINAL,
+    USED,
+    VALUE,
+    Tree,
+)
+
+
+@njit(**JIT)
+def bfms_iteration(
+    tree: tuple,
+    root: np.ndarray,
+    s: np.ndarray,
+    moves: np.ndarray,
+    child_state: np.ndarray,
+    child_moves: np.ndarray,
+    path: np.ndarray,
+    info: np.ndarray,
+    finfo: np.ndarray,
+    c: float,
+    fpu: float,
+) -> None:
+    flags = tree[FLAGS]
+    s[:] = root
+    node = ROOT
+    length = 1
+    path[0] = node
+    info[T_FIRST_NEW] = -1
+    info[T_NEW_COUNT] = 0
+    while length < MAX_PATH - 1 and not (flags[node] & TERMINAL):
+        if tree[FIRST_CHILD][node] == NONE:
+            first_new = tree[META][USED]
+            count = expand_all(tree, node, s, moves, child_state, child_moves, True)
+            if count:
+                info[T_FIRST_NEW] = first_new
+                info[T_NEW_COUNT] = count
+            break
+        node = select_bfms(tree, node, c, fpu)
+        make_move(s, tree[MOVE][node])
+        path[length] = node
+        length += 1
+    info[T_PATH_LEN] = length
+    info[T_SIM_STATUS] = -1 if flags[node] & TERMINAL else 0
+    backup_negamax(tree, node)
+    finfo[F_SCORE] = tree[VALUE][node]
+
+
+@njit(**JIT)
+def bfms_run(
+    tree: tuple,
+    root: np.ndarray,
+    s: np.ndarray,
+    moves: np.ndarray,
+    child_state: np.ndarray,
+    child_moves: np.ndarray,
+    path: np.ndarray,
+    info: np.ndarray,
+    finfo: np.ndarray,
+    kparams: np.ndarray,
+    max_iters: int,
+    stop: np.ndarray,
+) -> tuple[int, int]:
+    meta = tree[META]
+    c = kparams[0]
+    fpu = kparams[1]
+    for it in range(max_iters):
+        if stop[0]:
+            return it, STOPPED
+        if meta[CAPACITY] - meta[USED] < MAX_MOVES:
+            return it, FULL
+        if tree[FLAGS][ROOT] & TERMINAL:
+            return it, ROOT_TERMINAL
+        bfms_iteration(tree, root, s, moves, child_state, child_moves, path, info, finfo, c, fpu)
+    return max_iters, DONE
+
+
+class BFMS(Algorithm):
+    name = "bfms"
+    title = "Best-First Minimax Search with UCT"
+    description = (
+        "Expand every child of the selected leaf and evaluate each; select by "
+        "eval + C·sqrt(ln N / n) (unvisited: eval + FPU); back up by overwriting each value "
+        "with −max(children); play the child maximising eval + ln(visits)."
+    )
+    params = (
+        ParamSpec("C", "float", 1.5, "exploration weight C in eval + C·sqrt(ln N / n)", min=0.0, max=10.0),
+        ParamSpec("fpu", "float", 0.5, "first-play urgency: bonus of an unvisited child", min=-2.0, max=2.0),
+    )  # fmt: skip
+    free_per_iteration = MAX_MOVES
+    pv_needs_visits = False  # the negamax line may run through children never selected
+
+    @staticmethod
+    def q(child: ChildStats) -> float:
+        """bfms keeps no averages: Q is the negamax value read as an expected score."""
+        return 0.5 * (1.0 + max(-1.0, min(1.0, child.value)))
+
+    @staticmethod
+    def display_eval(child: ChildStats) -> float:
+        return child.value
+
+    @classmethod
+    def kernel_params(cls, params: dict[str, Any]) -> np.ndarray:
+        return np.array([params["C"], params["fpu"]], dtype=np.float64)
+
+    @classmethod
+    def selection_score(
+        cls, child: ChildStats, parent_visits: int, params: dict[str, Any]
+    ) -> float:
+        return float(
+            bfms_score(child.value, child.visits, parent_visits, params["C"], params["fpu"])
+        )
+
+    @classmethod
+    def final_key(cls, child: ChildStats, params: dict[str, Any], threads: int) -> float:
+        """eval + ln(visits); an unvisited child ranks below every visited one."""
+        if child.visits == 0:
+            return child.value - 1.0e9
+        return child.value + math.log(child.visits)
+
+    @classmethod
+    def pv_key(cls, tree: Tree, node: int) -> float:
+        return float(tree.value[node])
+
+    @classmethod
+    def make_worker(
+        cls, root: np.ndarray, params: dict[str, Any], seed: int, thread: int, node_budget: int
+    ) -> Worker:
+        return Worker(cls, root, params, seed, thread, node_budget)
+
+    @classmethod
+    def run_kernel(
+        cls, worker: Worker, max_iters: int, stop: np.ndarray, trace: bool
+    ) -> tuple[int, int]:
+        w = worker
+        return bfms_run(
+            w.tree.arrays, w.root, w.state, w.moves, w.child_state, w.child_moves,
+            w.path, w.info, w.finfo, w.kparams, max_iters, stop,
+        )  # fmt: skip

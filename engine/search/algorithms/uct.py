@@ -1,0 +1,214 @@
+"""``uct`` — UCT with random playouts.
+
+One iteration: from the root, descend by UCB1 ``Q/N + c·sqrt(2 ln N_parent / N)``
+while every move of the node has a child; at the first node with an untried
+move, add one child for a random untried move; play a random game out from it
+(``uniform`` or ``capture_first``, capped at ``ply_cap`` plies); back the
+result up as 1 / 0.5 / 0 for the side that moved into each node.
+Final choice: most visits (``final=q``: highest Q/N). With several threads the
+summed root statistics choose by reward/visits.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from engine.core.bits import JIT
+from engine.core.games import make_move
+from engine.core.playout import DEFAULT_PLY_CAP, POLICIES
+from engine.search.algorithm import (
+    DONE,
+    F_REWARD,
+    FULL,
+    MAX_PATH,
+    ROOT_TERMINAL,
+    STOPPED,
+    T_FIRST_NEW,
+    T_NEW_COUNT,
+    T_PATH_LEN,
+    T_SIM_PLIES,
+    T_SIM_STATUS,
+    T_SIM_WHITE,
+    Algorithm,
+    ChildStats,
+    Worker,
+)
+from engine.search.params import ParamSpec
+from engine.search.parts.backup import backup_average
+from engine.search.parts.expand import expand_one, look
+from engine.search.parts.select import select_ucb1, ucb1
+from engine.search.parts.simulate import outcome_reward, playout_reward
+from engine.search.tree import (
+    CAPACITY,
+    FLAGS,
+    META,
+    MOVE,
+    NUM_CHILDREN,
+    NUM_LEGAL,
+    OUTCOME,
+    ROOT,
+    TERMINAL,
+    UNKNOWN,
+    USED,
+)
+
+SIM_PLAYOUT = 1
+
+
+@njit(**JIT)
+def uct_iteration(
+    tree: tuple,
+    root: np.ndarray,
+    s: np.ndarray,
+    moves: np.ndarray,
+    hist: np.ndarray,
+    record: np.ndarray,
+    path: np.ndarray,
+    info: np.ndarray,
+    finfo: np.ndarray,
+    rng: np.ndarray,
+    c: float,
+    policy: int,
+    ply_cap: int,
+) -> None:
+    """One UCT iteration: select, expand one, playout, back up. Trace in path/info/finfo/record."""
+    flags, num_legal, num_children = tree[FLAGS], tree[NUM_LEGAL], tree[NUM_CHILDREN]
+    s[:] = root
+    node = ROOT
+    length = 0
+    path[length] = node
+    length += 1
+    info[T_FIRST_NEW] = -1
+    info[T_NEW_COUNT] = 0
+    while length < MAX_PATH - 1:
+        if flags[node] & TERMINAL:
+            break
+        if num_legal[node] == UNKNOWN and look(tree, node, s, moves):
+            break
+        if num_children[node] < num_legal[node]:
+            node = expand_one(tree, node, s, moves, rng)
+            path[length] = node
+            length += 1
+            info[T_FIRST_NEW] = node
+            info[T_NEW_COUNT] = 1
+            break
+        node = select_ucb1(tree, node, c)
+        make_move(s, tree[MOVE][node])
+        path[length] = node
+        length += 1
+    info[T_PATH_LEN] = length
+    if flags[node] & TERMINAL:
+        reward = outcome_reward(tree[OUTCOME][node])
+        info[T_SIM_STATUS] = -1
+        info[T_SIM_PLIES] = 0
+        info[T_SIM_WHITE] = 0
+    else:
+        reward, code, plies, white = playout_reward(s, rng, ply_cap, policy, moves, hist, record)
+        info[T_SIM_STATUS] = code
+        info[T_SIM_PLIES] = plies
+        info[T_SIM_WHITE] = white
+    finfo[F_REWARD] = reward
+    backup_average(tree, node, reward)
+
+
+@njit(**JIT)
+def uct_run(
+    tree: tuple,
+    root: np.ndarray,
+    s: np.ndarray,
+    moves: np.ndarray,
+    hist: np.ndarray,
+    record: np.ndarray,
+    path: np.ndarray,
+    info: np.ndarray,
+    finfo: np.ndarray,
+    rng: np.ndarray,
+    kparams: np.ndarray,
+    max_iters: int,
+    stop: np.ndarray,
+) -> tuple[int, int]:
+    """Up to ``max_iters`` iterations; stops early on the stop flag or a full tree."""
+    meta = tree[META]
+    c = kparams[0]
+    policy = np.int64(kparams[1])
+    ply_cap = np.int64(kparams[2])
+    for it in range(max_iters):
+        if stop[0]:
+            return it, STOPPED
+        if meta[CAPACITY] - meta[USED] < 1:
+            return it, FULL
+        if tree[FLAGS][ROOT] & TERMINAL:
+            return it, ROOT_TERMINAL
+        uct_iteration(
+            tree, root, s, moves, hist, record, path, info, finfo, rng, c, policy, ply_cap
+        )
+    return max_iters, DONE
+
+
+class UCT(Algorithm):
+    name = "uct"
+    title = "UCT (random playouts)"
+    description = (
+        "Upper Confidence bounds applied to Trees: descend by UCB1, expand one untried move, "
+        "play a random game to the end, back up 1 / ½ / 0."
+    )
+    params = (
+        ParamSpec(
+            "c", "float", round(1 / math.sqrt(2), 6),
+            "exploration constant c in Q/N + c·sqrt(2 ln N_parent / N); 1/√2 suits rewards in [0, 1]",
+            min=0.0, max=10.0,
+        ),
+        ParamSpec(
+            "policy", "choice", "uniform",
+            "playout policy: uniform random, or captures only whenever a capture exists",
+            choices=tuple(POLICIES), game_defaults={"knight": "capture_first"},
+        ),
+        ParamSpec(
+            "ply_cap", "int", DEFAULT_PLY_CAP,
+            "playout length cap in plies (chess: an unfinished playout is a draw; "
+            "knight chess: scored by knight count)",
+            min=1, max=2000,
+        ),
+        ParamSpec(
+            "final", "choice", "visits", "final move: most visits, or highest Q/N",
+            choices=("visits", "q"),
+        ),
+    )  # fmt: skip
+
+    @classmethod
+    def kernel_params(cls, params: dict[str, Any]) -> np.ndarray:
+        return np.array(
+            [params["c"], POLICIES[params["policy"]], params["ply_cap"]], dtype=np.float64
+        )
+
+    @classmethod
+    def selection_score(
+        cls, child: ChildStats, parent_visits: int, params: dict[str, Any]
+    ) -> float:
+        return float(ucb1(child.value_sum, child.visits, max(1, parent_visits), params["c"]))
+
+    @classmethod
+    def final_key(cls, child: ChildStats, params: dict[str, Any], threads: int) -> float:
+        if threads > 1 or params.get("final") == "q":
+            return cls.q(child) if child.visits else -1.0
+        return float(child.visits)
+
+    @classmethod
+    def make_worker(
+        cls, root: np.ndarray, params: dict[str, Any], seed: int, thread: int, node_budget: int
+    ) -> Worker:
+        return Worker(cls, root, params, seed, thread, node_budget, ply_cap=params["ply_cap"])
+
+    @classmethod
+    def run_kernel(
+        cls, worker: Worker, max_iters: int, stop: np.ndarray, trace: bool
+    ) -> tuple[int, int]:
+        w = worker
+        return uct_run(
+            w.tree.arrays, w.root, w.state, w.moves, w.hist, w.record if trace else w.no_record,
+            w.path, w.info, w.finfo, w.rng, w.kparams, max_iters, stop,
+        )  # fmt: skip

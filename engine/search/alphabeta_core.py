@@ -1,0 +1,413 @@
+"""Negamax alpha-beta in numba: transposition table, killer moves, MVV-LVA, quiescence.
+
+Used twice: as the ``alphabeta`` baseline (iterative deepening from Python,
+one :func:`search_root` call per depth) and as the depth-3 leaf evaluation of
+``uct-minimax`` (:func:`minimax_value`).
+
+Scores are for the side to move at the node: static evaluations in [-1, 1]
+(:mod:`engine.search.evaluation`), a win found by search ``WIN - 10 * ply``
+(ply counted from the search root plus ``ply_offset``), a loss its negative,
+draws 0. A position repeated on the current line, or earlier in the game
+since the last irreversible move, scores as a draw.
+
+The recursive kernels carry explicit signatures: numba's on-disk cache
+mis-loads lazily typed recursive functions, so every argument type is fixed
+here and callers must pass exactly these array kinds (:class:`SearchContext`
+builds them).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+
+from engine.core.bits import JIT
+from engine.core.chess_core import piece_at
+from engine.core.games import legal_moves, make_move, result, status
+from engine.core.state import (
+    CHESS,
+    FLAG_CAPTURE,
+    GAME,
+    HALFMOVE,
+    HASH,
+    MAX_MOVES,
+    ONGOING,
+    STATE_SIZE,
+    TURN,
+)
+from engine.search.evaluation import PLY_PENALTY, WIN, evaluate
+
+MAX_PLY = 96
+MAX_QDEPTH = 12
+INF = 1.0e9
+NULL_WINDOW = 1.0e-7
+
+# stats slots
+NODES, ABORTED, NODE_LIMIT, SELDEPTH, HIST_LEN = 0, 1, 2, 3, 4
+# transposition-table bound flags
+EXACT, LOWER, UPPER = 0, 1, 2
+
+CONTEXT = types.Tuple(
+    (
+        types.uint64[:, ::1],  # states, one row per ply
+        types.int32[:, ::1],  # moves, one row per ply
+        types.int32[:, ::1],  # ordering scores, one row per ply
+        types.int32[:, ::1],  # killers[ply, 2]
+        types.int32[:, ::1],  # triangular principal-variation table
+        types.int64[::1],  # pv length per ply
+        types.uint64[::1],  # tt key
+        types.int32[::1],  # tt best move
+        types.float64[::1],  # tt score (mate scores relative to the node)
+        types.int16[::1],  # tt depth
+        types.int8[::1],  # tt bound flag
+        types.int64[::1],  # stats
+        types.uint8[::1],  # stop flag, set by another thread
+        types.uint64[::1],  # keys of the game's earlier positions (for repetition)
+    )
+)
+
+
+class SearchContext:
+    """Scratch space and transposition table for one alpha-beta searcher (one per thread)."""
+
+    def __init__(self, tt_bits: int = 16) -> None:
+        rows = MAX_PLY + 2
+        tt = 1 << tt_bits
+        self.states = np.zeros((rows, STATE_SIZE), dtype=np.uint64)
+        self.moves = np.zeros((rows, MAX_MOVES), dtype=np.int32)
+        self.order = np.zeros((rows, MAX_MOVES), dtype=np.int32)
+        self.killers = np.full((rows, 2), -1, dtype=np.int32)
+        self.pv = np.zeros((rows, rows), dtype=np.int32)
+        self.pv_len = np.zeros(rows, dtype=np.int64)
+        self.tt_key = np.zeros(tt, dtype=np.uint64)
+        self.tt_move = np.full(tt, -1, dtype=np.int32)
+        self.tt_score = np.zeros(tt, dtype=np.float64)
+        self.tt_depth = np.full(tt, -1, dtype=np.int16)
+        self.tt_flag = np.zeros(tt, dtype=np.int8)
+        self.stats = np.zeros(8, dtype=np.int64)
+        self.stop = np.zeros(1, dtype=np.uint8)
+        self.history = np.zeros(1024, dtype=np.uint64)
+
+    @property
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        return (
+            self.states, self.moves, self.order, self.killers, self.pv, self.pv_len,
+            self.tt_key, self.tt_move, self.tt_score, self.tt_depth, self.tt_flag,
+            self.stats, self.stop, self.history,
+        )  # fmt: skip
+
+    @property
+    def memory_bytes(self) -> int:
+        return sum(a.nbytes for a in self.arrays)
+
+    def set_history(self, keys: list[int]) -> None:
+        """Zobrist keys of the positions before the root, oldest first."""
+        keys = keys[-len(self.history) :]
+        self.history[: len(keys)] = np.array(keys, dtype=np.uint64)
+        self.stats[HIST_LEN] = len(keys)
+
+    def reset_counters(self, node_limit: int = 0) -> None:
+        self.stats[NODES] = 0
+        self.stats[ABORTED] = 0
+        self.stats[SELDEPTH] = 0
+        self.stats[NODE_LIMIT] = node_limit
+
+
+# ---------------------------------------------------------------- helpers
+
+
+@njit(**JIT)
+def terminal_score(s: np.ndarray, code: int, ply: int) -> float:
+    """Score of a finished game for the side to move at ``s``."""
+    r = result(s, code)
+    if s[TURN] == 1:
+        r = -r
+    if r > 0:
+        return WIN - PLY_PENALTY * ply
+    if r < 0:
+        return -(WIN - PLY_PENALTY * ply)
+    return 0.0
+
+
+@njit(**JIT)
+def to_tt(score: float, ply: int) -> float:
+    if score > WIN / 2:
+        return score + PLY_PENALTY * ply
+    if score < -WIN / 2:
+        return score - PLY_PENALTY * ply
+    return score
+
+
+@njit(**JIT)
+def from_tt(score: float, ply: int) -> float:
+    if score > WIN / 2:
+        return score - PLY_PENALTY * ply
+    if score < -WIN / 2:
+        return score + PLY_PENALTY * ply
+    return score
+
+
+@njit(**JIT)
+def _victim_rank(s: np.ndarray, m: int) -> int:
+    if s[GAME] != CHESS:
+        return 1
+    pt = piece_at(s, (m >> 6) & 63)
+    return 0 if pt < 0 else pt  # en passant: the target square is empty, a pawn
+
+
+@njit(**JIT)
+def score_moves(
+    s: np.ndarray, moves: np.ndarray, order: np.ndarray, n: int, hash_move: int, killers: np.ndarray
+) -> None:
+    """Ordering keys: hash move, captures by MVV-LVA, promotions, killers, the rest."""
+    for i in range(n):
+        m = moves[i]
+        if m == hash_move:
+            order[i] = 1_000_000
+        elif m & FLAG_CAPTURE:
+            attacker = 1 if s[GAME] != CHESS else piece_at(s, m & 63)
+            order[i] = 100_000 + 10 * _victim_rank(s, m) - attacker
+        elif (m >> 12) & 7:
+            order[i] = 90_000 + ((m >> 12) & 7)
+        elif m == killers[0]:
+            order[i] = 80_000
+        elif m == killers[1]:
+            order[i] = 79_000
+        else:
+            order[i] = 0
+
+
+@njit(**JIT)
+def pick_next(moves: np.ndarray, order: np.ndarray, i: int, n: int) -> int:
+    """Selection sort step: move the best remaining move to position i and return it."""
+    best = i
+    for j in range(i + 1, n):
+        if order[j] > order[best]:
+            best = j
+    if best != i:
+        moves[i], moves[best] = moves[best], moves[i]
+        order[i], order[best] = order[best], order[i]
+    return moves[i]
+
+
+@njit(**JIT)
+def _repeated(states: np.ndarray, ply: int, history: np.ndarray, hist_len: int) -> bool:
+    """The position at ``ply`` occurred before on this line or in the game (reversibly)."""
+    s = states[ply]
+    key = s[HASH]
+    back = np.int64(s[HALFMOVE])
+    k = ply - 2
+    steps = 2
+    while k >= 0 and steps <= back:
+        if states[k, HASH] == key:
+            return True
+        k -= 2
+        steps += 2
+    # continue into the game's history before the root
+    h = hist_len - (steps - ply)
+    while h >= 0 and steps <= back:
+        if history[h] == key:
+            return True
+        h -= 2
+        steps += 2
+    return False
+
+
+@njit(**JIT)
+def _poll(stats: np.ndarray, stop: np.ndarray) -> bool:
+    """Count a node; every 1024 nodes look at the stop flag and the node limit."""
+    stats[NODES] += 1
+    if (stats[NODES] & 1023) == 0 and (
+        stop[0] != 0 or (stats[NODE_LIMIT] > 0 and stats[NODES] >= stats[NODE_LIMIT])
+    ):
+        stats[ABORTED] = 1
+    return stats[ABORTED] != 0
+
+
+# ---------------------------------------------------------------- quiescence
+
+
+@njit(
+    types.float64(CONTEXT, types.int64, types.float64, types.float64, types.int64, types.int64),
+    **JIT,
+)
+def qsearch(ctx, ply, alpha, beta, ply_offset, qdepth):  # type: ignore[no-untyped-def]
+    """Captures (and promotions) only, with stand-pat, until the position is quiet."""
+    states, moves, order, killers, pv, pv_len = ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5]
+    stats, stop = ctx[11], ctx[12]
+    pv_len[ply] = 0
+    if _poll(stats, stop):
+        return 0.0
+    if ply > stats[SELDEPTH]:
+        stats[SELDEPTH] = ply
+    s = states[ply]
+    n = legal_moves(s, moves[ply])
+    code = status(s, n)
+    if code != ONGOING:
+        return terminal_score(s, code, ply + ply_offset)
+    stand = evaluate(s)
+    if stand >= beta or qdepth >= MAX_QDEPTH or ply >= MAX_PLY:
+        return stand
+    if stand > alpha:
+        alpha = stand
+    score_moves(s, moves[ply], order[ply], n, -1, killers[ply])
+    child = states[ply + 1]
+    for i in range(n):
+        m = pick_next(moves[ply], order[ply], i, n)
+        if order[ply, i] < 90_000:
+            break  # only quiet moves remain
+        child[:] = s
+        make_move(child, m)
+        score = -qsearch(ctx, ply + 1, -beta, -alpha, ply_offset, qdepth + 1)
+        if stats[ABORTED]:
+            return 0.0
+        if score > alpha:
+            alpha = score
+            pv[ply, 0] = m
+            length = pv_len[ply + 1]
+            pv[ply, 1 : length + 1] = pv[ply + 1, :length]
+            pv_len[ply] = length + 1
+            if alpha >= beta:
+                break
+    return alpha
+
+
+# ---------------------------------------------------------------- negamax
+
+
+@njit(
+    types.float64(
+        CONTEXT, types.int64, types.int64, types.float64, types.float64, types.boolean, types.int64
+    ),
+    **JIT,
+)
+def negamax(ctx, ply, depth, alpha, beta, quiesce, ply_offset):  # type: ignore[no-untyped-def]
+    """Fail-soft alpha-beta to ``depth`` plies below ``states[ply]``."""
+    states, moves, order, killers, pv, pv_len = ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5]
+    tt_key, tt_move, tt_score, tt_depth, tt_flag = ctx[6], ctx[7], ctx[8], ctx[9], ctx[10]
+    stats, stop, history = ctx[11], ctx[12], ctx[13]
+    pv_len[ply] = 0
+    if _poll(stats, stop):
+        return 0.0
+    if ply > stats[SELDEPTH]:
+        stats[SELDEPTH] = ply
+    s = states[ply]
+    if ply > 0 and s[GAME] == CHESS and _repeated(states, ply, history, stats[HIST_LEN]):
+        return 0.0
+    n = legal_moves(s, moves[ply])
+    code = status(s, n)
+    if code != ONGOING:
+        return terminal_score(s, code, ply + ply_offset)
+    if depth <= 0 or ply >= MAX_PLY:
+        if quiesce:
+            return qsearch(ctx, ply, alpha, beta, ply_offset, 0)
+        return evaluate(s)
+
+    key = s[HASH]
+    slot = np.int64(key & np.uint64(tt_key.shape[0] - 1))
+    hash_move = -1
+    if tt_key[slot] == key:
+        hash_move = tt_move[slot]
+        if ply > 0 and tt_depth[slot] >= depth:
+            cached = from_tt(tt_score[slot], ply)
+            flag = tt_flag[slot]
+            if (
+                flag == EXACT
+                or (flag == LOWER and cached >= beta)
+                or (flag == UPPER and cached <= alpha)
+            ):
+                return cached
+
+    score_moves(s, moves[ply], order[ply], n, hash_move, killers[ply])
+    alpha0 = alpha
+    best = -INF
+    best_move = -1
+    child = states[ply + 1]
+    for i in range(n):
+        m = pick_next(moves[ply], order[ply], i, n)
+        child[:] = s
+        make_move(child, m)
+        score = -negamax(ctx, ply + 1, depth - 1, -beta, -alpha, quiesce, ply_offset)
+        if stats[ABORTED]:
+            return 0.0
+        if score > best:
+            best = score
+            best_move = m
+            if score > alpha:
+                alpha = score
+                pv[ply, 0] = m
+                length = pv_len[ply + 1]
+                pv[ply, 1 : length + 1] = pv[ply + 1, :length]
+                pv_len[ply] = length + 1
+                if alpha >= beta:
+                    if not (m & FLAG_CAPTURE) and killers[ply, 0] != m:
+                        killers[ply, 1] = killers[ply, 0]
+                        killers[ply, 0] = m
+                    break
+    flag = UPPER if best <= alpha0 else (LOWER if best >= beta else EXACT)
+    tt_key[slot] = key
+    tt_move[slot] = best_move
+    tt_score[slot] = to_tt(best, ply)
+    tt_depth[slot] = depth
+    tt_flag[slot] = flag
+    return best
+
+
+# ---------------------------------------------------------------- entry points
+
+
+@njit(**JIT)
+def minimax_value(ctx: tuple, s: np.ndarray, depth: int, quiesce: bool, ply_offset: int) -> float:
+    """Alpha-beta value of ``s`` for its side to move (uct-minimax's leaf evaluation)."""
+    ctx[0][0] = s
+    return negamax(ctx, 0, depth, -INF, INF, quiesce, ply_offset)
+
+
+@njit(**JIT)
+def search_root(
+    ctx: tuple,
+    depth: int,
+    quiesce: bool,
+    root_moves: np.ndarray,
+    scores: np.ndarray,
+    bounds: np.ndarray,
+    nodes: np.ndarray,
+    root_pv: np.ndarray,
+    root_pv_len: np.ndarray,
+) -> int:
+    """One iteration of deepening at the root (``ctx`` states[0]); return the best index or -1.
+
+    Root moves are searched in the given order (best of the previous
+    iteration first): the first with a full window, the rest with a null
+    window and a re-search on fail-high (PVS). A move that fails low gets an
+    upper bound, flagged ``UPPER`` in ``bounds``. Returns -1 if aborted.
+    """
+    states, pv, pv_len, stats = ctx[0], ctx[4], ctx[5], ctx[11]
+    alpha = -INF
+    best = -1
+    for i in range(root_moves.shape[0]):
+        m = root_moves[i]
+        states[1] = states[0]
+        make_move(states[1], m)
+        before = stats[NODES]
+        if best < 0:
+            score = -negamax(ctx, 1, depth - 1, -INF, -alpha, quiesce, 0)
+        else:
+            score = -negamax(ctx, 1, depth - 1, -alpha - NULL_WINDOW, -alpha, quiesce, 0)
+            if score > alpha and not stats[ABORTED]:
+                score = -negamax(ctx, 1, depth - 1, -INF, -alpha, quiesce, 0)
+        if stats[ABORTED]:
+            return -1
+        nodes[i] += stats[NODES] - before
+        scores[i] = score
+        root_pv[i, 0] = m
+        length = min(pv_len[1], root_pv.shape[1] - 1)
+        root_pv[i, 1 : length + 1] = pv[1, :length]
+        root_pv_len[i] = length + 1
+        if score > alpha:
+            alpha = score
+            best = i
+            bounds[i] = EXACT
+        else:
+            bounds[i] = UPPER
+    return best

@@ -1,0 +1,59 @@
+"""Back-propagation: carry a leaf's result up the path to the root."""
+
+from __future__ import annotations
+
+from numba import njit
+
+from engine.core.bits import JIT
+from engine.search.tree import (
+    FIRST_CHILD,
+    FLAGS,
+    NEXT_SIBLING,
+    NONE,
+    PARENT,
+    TERMINAL,
+    VALUE,
+    VALUE_SUM,
+    VISITS,
+)
+
+
+@njit(**JIT)
+def backup_average(tree: tuple, node: int, reward: float) -> None:
+    """UCT: add one visit and the reward to every node up to the root.
+
+    ``reward`` is for the side that moved into ``node``; one ply up it is the
+    other side's, so it flips to ``1 - reward`` at each step.
+    """
+    parent, visits, value_sum = tree[PARENT], tree[VISITS], tree[VALUE_SUM]
+    while node != NONE:
+        visits[node] += 1
+        value_sum[node] += reward
+        reward = 1.0 - reward
+        node = parent[node]
+
+
+@njit(**JIT)
+def negamax_of_children(tree: tuple, node: int) -> float:
+    """``-max(children's values)``: the node's value for the side that moved into it."""
+    first_child, next_sibling, value = tree[FIRST_CHILD], tree[NEXT_SIBLING], tree[VALUE]
+    best = -1.0e30
+    child = first_child[node]
+    while child != NONE:
+        if value[child] > best:
+            best = value[child]
+        child = next_sibling[child]
+    return -best
+
+
+@njit(**JIT)
+def backup_negamax(tree: tuple, node: int) -> None:
+    """bfms: add a visit to every node on the path and overwrite each expanded,
+    non-terminal node's value with ``-max(children)`` (negamax), leaf to root."""
+    parent, visits, value = tree[PARENT], tree[VISITS], tree[VALUE]
+    first_child, flags = tree[FIRST_CHILD], tree[FLAGS]
+    while node != NONE:
+        visits[node] += 1
+        if first_child[node] != NONE and not (flags[node] & TERMINAL):
+            value[node] = negamax_of_children(tree, node)
+        node = parent[node]

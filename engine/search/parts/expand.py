@@ -1,0 +1,116 @@
+"""Expansion: look at a node's position, add one child (UCT) or all of them (bfms, uct-minimax).
+
+Every created child gets ``eval``: the static evaluation of its position for
+the side that moved into it. ``expand_all`` with ``evaluate_children`` also
+looks one ply further so that finished games are known at once, and sets
+``value`` to the child's eval or to its game-theoretic score (a win for the
+mover at depth d is ``WIN - 10 * d``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.core.bits import JIT, rng_below
+from engine.core.games import legal_moves, make_move, result, status
+from engine.core.state import ONGOING, TURN
+from engine.search.evaluation import PLY_PENALTY, WIN, evaluate
+from engine.search.tree import (
+    DEPTH,
+    EVAL,
+    EVALUATED,
+    FIRST_CHILD,
+    FLAGS,
+    MOVE,
+    NEXT_SIBLING,
+    NONE,
+    NUM_LEGAL,
+    OUTCOME,
+    TERMINAL,
+    VALUE,
+    add_child,
+)
+
+
+@njit(**JIT)
+def mark_position(tree: tuple, node: int, s: np.ndarray, n: int, code: int) -> bool:
+    """Record the legal-move count and, if the game is over, the outcome; True if terminal."""
+    tree[NUM_LEGAL][node] = n
+    if code == ONGOING:
+        return False
+    r = result(s, code)  # for White
+    mover_is_white = s[TURN] == 1  # the side that moved into the node is not to move
+    tree[FLAGS][node] |= TERMINAL
+    tree[OUTCOME][node] = r if mover_is_white else -r
+    return True
+
+
+@njit(**JIT)
+def look(tree: tuple, node: int, s: np.ndarray, moves: np.ndarray) -> bool:
+    """Generate ``s``'s moves into ``moves``, record them on ``node``; True if terminal."""
+    n = legal_moves(s, moves)
+    return mark_position(tree, node, s, n, status(s, n))
+
+
+@njit(**JIT)
+def outcome_value(outcome: int, depth: int) -> float:
+    """Game-theoretic value for the mover: WIN - 10*depth, its negative, or 0."""
+    if outcome > 0:
+        return WIN - PLY_PENALTY * depth
+    if outcome < 0:
+        return -(WIN - PLY_PENALTY * depth)
+    return 0.0
+
+
+@njit(**JIT)
+def expand_one(tree: tuple, node: int, s: np.ndarray, moves: np.ndarray, rng: np.ndarray) -> int:
+    """Add one child for a random untried move of ``node``; play it on ``s``; return the child."""
+    n = legal_moves(s, moves)
+    child = tree[FIRST_CHILD][node]
+    while child != NONE:  # strike the moves already tried
+        m = tree[MOVE][child]
+        for i in range(n):
+            if moves[i] == m:
+                n -= 1
+                moves[i] = moves[n]
+                break
+        child = tree[NEXT_SIBLING][child]
+    m = moves[rng_below(rng, n)]
+    child = add_child(tree, node, m)
+    make_move(s, m)
+    tree[EVAL][child] = -evaluate(s)
+    return child
+
+
+@njit(**JIT)
+def expand_all(
+    tree: tuple,
+    node: int,
+    s: np.ndarray,
+    moves: np.ndarray,
+    child_state: np.ndarray,
+    child_moves: np.ndarray,
+    evaluate_children: bool,
+) -> int:
+    """Create every child of ``node`` (whose moves must not be generated yet); return the count.
+
+    Returns 0 and marks the node terminal if its game is over.
+    """
+    n = legal_moves(s, moves)
+    if mark_position(tree, node, s, n, status(s, n)):
+        return 0
+    depth = tree[DEPTH][node] + 1
+    for i in range(n):
+        child = add_child(tree, node, moves[i])
+        child_state[:] = s
+        make_move(child_state, moves[i])
+        static = -evaluate(child_state)
+        tree[EVAL][child] = static
+        if evaluate_children:
+            tree[FLAGS][child] |= EVALUATED
+            if look(tree, child, child_state, child_moves):
+                tree[VALUE][child] = outcome_value(tree[OUTCOME][child], depth)
+            else:
+                tree[VALUE][child] = static
+    return n

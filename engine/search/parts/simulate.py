@@ -1,0 +1,58 @@
+"""Leaf evaluation ("simulation"): what a newly reached node is worth to the side that moved into it.
+
+Rewards are in [0, 1] for the side that made the move into the leaf:
+1 win, 0.5 draw, 0 loss (or a scaled score).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.core.bits import JIT
+from engine.core.playout import playout
+from engine.core.state import TURN
+from engine.search.alphabeta_core import minimax_value
+
+
+@njit(**JIT)
+def outcome_reward(outcome: int) -> float:
+    """+1 / 0 / -1 for the mover → 1 / 0.5 / 0."""
+    return 0.5 * (outcome + 1)
+
+
+@njit(**JIT)
+def playout_reward(
+    s: np.ndarray,
+    rng: np.ndarray,
+    ply_cap: int,
+    policy: int,
+    moves: np.ndarray,
+    hist: np.ndarray,
+    record: np.ndarray,
+) -> tuple[float, int, int, int]:
+    """Random playout from ``s`` (modified in place); (reward for the mover, status, plies, result for White)."""
+    mover = 1 - np.int64(s[TURN])
+    code, white, plies = playout(s, rng, ply_cap, policy, moves, hist, record)
+    mover_result = white if mover == 0 else -white
+    return 0.5 * (mover_result + 1), code, plies, white
+
+
+@njit(**JIT)
+def minimax_reward(
+    ctx: tuple, s: np.ndarray, depth: int, quiesce: bool, ply_offset: int, scaled: bool
+) -> tuple[float, float]:
+    """Alpha-beta score of the leaf mapped to a reward for the mover; (reward, mover's score).
+
+    By sign: win 1, draw 0.5, loss 0. Scaled: (1 + score) / 2 with the score
+    clamped to [-1, 1] (mate scores saturate).
+    """
+    score = -minimax_value(ctx, s, depth, quiesce, ply_offset)
+    if scaled:
+        clamped = min(1.0, max(-1.0, score))
+        return 0.5 * (1.0 + clamped), score
+    if score > 0:
+        return 1.0, score
+    if score < 0:
+        return 0.0, score
+    return 0.5, score

@@ -1,0 +1,281 @@
+"""Building :class:`SearchInfo` snapshots from the workers' trees.
+
+Runs in the controller's publishing thread while the workers keep searching
+(their kernels release the GIL). Reading arrays that are being written gives
+numbers a few iterations apart, never invalid memory: grown arrays are new
+objects and the old ones stay alive while read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import chess
+
+from engine.core.convert import move_to_uci
+from engine.search.algorithm import Algorithm, ChildStats
+from engine.search.info import MoveStats, SearchInfo, ThreadStats, TreeNodeInfo
+from engine.search.tree import NONE, ROOT, TERMINAL, top_nodes
+
+PV_LIMIT = 24
+
+
+class SanCache:
+    """SAN of tree nodes by id, computed once per node (ids are stable until re-rooting)."""
+
+    def __init__(self, board: chess.Board) -> None:
+        self.board = board
+        self.by_node: dict[int, str] = {}
+
+    def line(self, moves: Sequence[str], board: chess.Board | None = None) -> tuple[str, ...]:
+        """SAN of a line of UCI moves from the root (stops at the first illegal one)."""
+        b = (board or self.board).copy(stack=False)
+        out = []
+        for uci in moves:
+            try:
+                move = chess.Move.from_uci(uci)
+                if move not in b.legal_moves:
+                    break
+                out.append(b.san(move))
+                b.push(move)
+            except ValueError:
+                break
+        return tuple(out)
+
+    def node(self, tree: Any, node: int) -> str:
+        """SAN of the move into ``node`` (replaying its path from the root)."""
+        if node == ROOT:
+            return ""
+        cached = self.by_node.get(node)
+        if cached is not None:
+            return cached
+        path = []
+        n = node
+        while n != ROOT and n != NONE:
+            path.append(move_to_uci(int(tree.move[n])))
+            n = int(tree.parent[n])
+        path.reverse()
+        sans = self.line(path)
+        san = sans[-1] if len(sans) == len(path) else path[-1]
+        self.by_node[node] = san
+        return san
+
+
+@dataclass
+class Merged:
+    stats: ChildStats
+    per_thread: list[tuple[int, int, ChildStats]]  # (thread, node id, stats)
+
+
+def merge_root_children(workers: Sequence[Any]) -> dict[int, Merged]:
+    """Root children of every tree, summed by move (root parallelism's merge)."""
+    merged: dict[int, Merged] = {}
+    for worker in workers:
+        for node, child in worker.root_children():
+            entry = merged.get(child.move)
+            if entry is None:
+                merged[child.move] = Merged(child, [(worker.thread, node, child)])
+                continue
+            entry.per_thread.append((worker.thread, node, child))
+            k = len(entry.per_thread)
+            s = entry.stats
+            entry.stats = ChildStats(
+                move=s.move,
+                visits=s.visits + child.visits,
+                value_sum=s.value_sum + child.value_sum,
+                value=s.value + (child.value - s.value) / k,  # running mean over trees
+                eval=s.eval,
+                terminal=s.terminal or child.terminal,
+                outcome=s.outcome if s.terminal else child.outcome,
+                bound=s.bound,
+            )
+    return merged
+
+
+def move_stats(
+    algorithm: type[Algorithm],
+    params: dict[str, Any],
+    child: ChildStats,
+    parent_visits: int,
+    total_visits: int,
+    pv: list[int],
+    sans: SanCache,
+) -> MoveStats:
+    pv_uci = tuple(move_to_uci(m) for m in pv[:PV_LIMIT])
+    pv_san = sans.line(pv_uci)
+    return MoveStats(
+        move=pv_uci[0] if pv_uci else move_to_uci(child.move),
+        san=pv_san[0] if pv_san else move_to_uci(child.move),
+        visits=child.visits,
+        share=child.visits / total_visits if total_visits else 0.0,
+        q=algorithm.q(child),
+        score=algorithm.selection_score(child, parent_visits, params),
+        eval=algorithm.display_eval(child),
+        pv=pv_uci,
+        pv_san=pv_san,
+        bound=child.bound,
+    )
+
+
+def root_table(
+    algorithm: type[Algorithm],
+    params: dict[str, Any],
+    workers: Sequence[Any],
+    sans: SanCache,
+) -> tuple[tuple[MoveStats, ...], tuple[ThreadStats, ...]]:
+    """Merged root moves (best first by the final-choice rule) and each thread's own table."""
+    threads = len(workers)
+    merged = merge_root_children(workers)
+    parent_visits = sum(_root_visits(w) for w in workers)
+    total = sum(m.stats.visits for m in merged.values())
+    rows = []
+    for entry in merged.values():
+        thread, node, _ = max(entry.per_thread, key=lambda t: t[2].visits)
+        pv = workers[thread].principal_variation(node, PV_LIMIT)
+        rows.append(
+            (
+                algorithm.final_key(entry.stats, params, threads),
+                move_stats(algorithm, params, entry.stats, parent_visits, total, pv, sans),
+            )
+        )
+    rows.sort(key=lambda r: r[0], reverse=True)
+    per_thread: list[ThreadStats] = []
+    if threads > 1:
+        for w in workers:
+            kids = w.root_children()
+            own_total = sum(c.visits for _, c in kids)
+            own = [
+                MoveStats(
+                    move=move_to_uci(c.move),
+                    san=sans.line([move_to_uci(c.move)])[0],
+                    visits=c.visits,
+                    share=c.visits / own_total if own_total else 0.0,
+                    q=algorithm.q(c),
+                    score=algorithm.selection_score(c, _root_visits(w), params),
+                    eval=algorithm.display_eval(c),
+                )
+                for _, c in kids
+            ]
+            own.sort(key=lambda m: m.visits, reverse=True)
+            per_thread.append(ThreadStats(w.thread, w.iterations, _nodes(w), tuple(own)))
+    return tuple(r[1] for r in rows), tuple(per_thread)
+
+
+def tree_nodes(
+    algorithm: type[Algorithm], worker: Any, limit: int, max_depth: int, sans: SanCache
+) -> tuple[TreeNodeInfo, ...]:
+    """The most visited ``limit`` nodes of one thread's tree, parents before children."""
+    tree = getattr(worker, "tree", None)
+    if tree is None or limit <= 0:
+        return ()
+    ids = top_nodes(tree.arrays, limit, max_depth)
+    root_white_to_move = sans.board.turn == chess.WHITE
+    out = []
+    for node in ids:
+        node = int(node)
+        depth = int(tree.depth[node])
+        visits = int(tree.visits[node])
+        stats = ChildStats(
+            move=int(tree.move[node]),
+            visits=visits,
+            value_sum=float(tree.value_sum[node]),
+            value=float(tree.value[node]),
+            eval=float(tree.eval[node]),
+            terminal=bool(tree.flags[node] & TERMINAL),
+            outcome=int(tree.outcome[node]),
+        )
+        q = algorithm.q(stats)
+        # The mover into a node at odd depth is the root's side to move.
+        mover_white = root_white_to_move == (depth % 2 == 1)
+        out.append(
+            TreeNodeInfo(
+                id=node,
+                parent=int(tree.parent[node]),
+                move="" if node == ROOT else move_to_uci(int(tree.move[node])),
+                san=sans.node(tree, node),
+                depth=depth,
+                visits=visits,
+                q=q,
+                q_white=q if mover_white else 1.0 - q,
+                value=stats.value,
+                terminal=stats.terminal,
+                children=int(tree.num_children[node]),
+            )
+        )
+    return tuple(out)
+
+
+def _root_visits(worker: Any) -> int:
+    tree = getattr(worker, "tree", None)
+    return int(tree.visits[ROOT]) if tree is not None else int(worker.iterations)
+
+
+def _nodes(worker: Any) -> int:
+    tree = getattr(worker, "tree", None)
+    return tree.used if tree is not None else int(worker.iterations)
+
+
+def build_info(
+    *,
+    algorithm: type[Algorithm],
+    game: str,
+    board: chess.Board,
+    params: dict[str, Any],
+    seed: int,
+    workers: Sequence[Any],
+    sans: SanCache,
+    iterations: int,
+    elapsed: float,
+    running: bool,
+    stop_reason: str | None,
+    tree_size: int,
+    tree_depth: int,
+) -> SearchInfo:
+    moves, thread_stats = root_table(algorithm, params, workers, sans)
+    best = moves[0] if moves else None
+    trees = [w.tree for w in workers if getattr(w, "tree", None) is not None]
+    if trees:
+        nodes = sum(t.used for t in trees)
+        memory = sum(w.memory_bytes for w in workers)
+        max_depth = max(t.max_depth for t in trees)
+        mean_depth = sum(t.mean_depth * t.used for t in trees) / max(1, nodes)
+        depth = max_depth
+    else:
+        ab = workers[0]
+        nodes = int(ab.iterations)
+        memory = int(ab.memory_bytes)
+        max_depth = int(ab.seldepth)
+        mean_depth = float(ab.completed_depth)
+        depth = int(ab.completed_depth)
+    extra: dict[str, Any] = {}
+    if not algorithm.mcts:
+        extra["seldepth"] = max_depth
+    return SearchInfo(
+        algorithm=algorithm.name,
+        game=game,
+        fen=board.fen(),
+        turn="white" if board.turn == chess.WHITE else "black",
+        params=dict(params),
+        threads=len(workers),
+        seed=seed,
+        iterations=iterations,
+        nodes=nodes,
+        elapsed_ms=elapsed * 1000.0,
+        nps=iterations / elapsed if elapsed > 0 else 0.0,
+        max_depth=max_depth,
+        mean_depth=mean_depth,
+        memory_bytes=memory,
+        bytes_per_node=memory / max(1, nodes),
+        moves=moves,
+        bestmove=best.move if best else None,
+        pv=best.pv if best else (),
+        pv_san=best.pv_san if best else (),
+        thread_stats=thread_stats,
+        tree=tree_nodes(algorithm, workers[0], tree_size, tree_depth, sans),
+        running=running,
+        stop_reason=stop_reason,
+        depth=depth,
+        extra=extra,
+    )

@@ -1,0 +1,339 @@
+"""The search tree: preallocated struct-of-arrays, grown by doubling.
+
+Shapes and meanings (``C`` = capacity, index = node id, ``ROOT = 0``, ``NONE = -1``)::
+
+    parent       int32[C]    parent node, NONE for the root
+    first_child  int32[C]    head of the child list, NONE while unexpanded
+    next_sibling int32[C]    next child of the same parent, NONE at the end
+    move         int32[C]    int move from the parent into this node
+    visits       int32[C]    iterations that passed through this node
+    num_legal    int16[C]    legal moves in this node's position, UNKNOWN until looked at
+    num_children int16[C]    children created so far (<= num_legal)
+    value_sum    float64[C]  sum of rewards in [0, 1] for the side that moved into the node
+    value        float32[C]  bfms: backed-up negamax value; others: last terminal/eval value,
+                             for the side that moved into the node
+    eval         float32[C]  static evaluation when created, same point of view
+    depth        int16[C]    plies below the root
+    flags        uint8[C]    TERMINAL, EVALUATED bits
+    outcome      int8[C]     for terminal nodes: +1 / 0 / -1 for the side that moved in
+    meta         int64[4]    [nodes used, capacity, max depth, sum of depths]
+
+Children form a linked list so UCT can add one child per iteration without
+reserving slots for untried moves: a node costs its own 40 bytes, all included.
+Kernels receive the arrays as one plain tuple (numba caches plain tuples,
+not namedtuples) and unpack it at the top.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.core.bits import JIT
+
+ROOT = 0
+NONE = -1
+UNKNOWN = -1  # num_legal before the position has been looked at
+
+TERMINAL = 1
+EVALUATED = 2
+
+# meta slots
+USED, CAPACITY, MAX_DEPTH, DEPTH_SUM = 0, 1, 2, 3
+
+FIELDS: tuple[tuple[str, type], ...] = (
+    ("parent", np.int32),
+    ("first_child", np.int32),
+    ("next_sibling", np.int32),
+    ("move", np.int32),
+    ("visits", np.int32),
+    ("num_legal", np.int16),
+    ("num_children", np.int16),
+    ("value_sum", np.float64),
+    ("value", np.float32),
+    ("eval", np.float32),
+    ("depth", np.int16),
+    ("flags", np.uint8),
+    ("outcome", np.int8),
+)
+BYTES_PER_NODE = sum(np.dtype(t).itemsize for _, t in FIELDS)
+
+# Tuple positions, for kernels that need a single array.
+(
+    PARENT,
+    FIRST_CHILD,
+    NEXT_SIBLING,
+    MOVE,
+    VISITS,
+    NUM_LEGAL,
+    NUM_CHILDREN,
+    VALUE_SUM,
+    VALUE,
+    EVAL,
+    DEPTH,
+    FLAGS,
+    OUTCOME,
+    META,
+) = range(14)
+
+
+class TreeFullError(RuntimeError):
+    """The node budget is reached: the search stops cleanly."""
+
+
+class Tree:
+    """Owner of the arrays; numba kernels work on :attr:`arrays`."""
+
+    def __init__(self, capacity: int = 4096, budget: int = 2_000_000) -> None:
+        if budget < 2:
+            raise ValueError(f"node budget must be at least 2, got {budget}")
+        self.budget = budget
+        capacity = max(2, min(capacity, budget))
+        self.meta = np.zeros(4, dtype=np.int64)
+        self._columns = {name: np.zeros(capacity, dtype=t) for name, t in FIELDS}
+        self.meta[CAPACITY] = capacity
+        self.clear()
+
+    # ------------------------------------------------------------ access
+    @property
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        return (*self._columns.values(), self.meta)
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        columns = self.__dict__.get("_columns")
+        if columns is not None and name in columns:
+            return columns[name]
+        raise AttributeError(name)
+
+    @property
+    def used(self) -> int:
+        return int(self.meta[USED])
+
+    @property
+    def capacity(self) -> int:
+        return int(self.meta[CAPACITY])
+
+    @property
+    def memory_bytes(self) -> int:
+        return sum(a.nbytes for a in self._columns.values()) + self.meta.nbytes
+
+    @property
+    def max_depth(self) -> int:
+        return int(self.meta[MAX_DEPTH])
+
+    @property
+    def mean_depth(self) -> float:
+        return float(self.meta[DEPTH_SUM]) / max(1, self.used)
+
+    # ------------------------------------------------------------ lifecycle
+    def clear(self) -> None:
+        """Reset to a single unexpanded root."""
+        self.meta[USED] = 1
+        self.meta[MAX_DEPTH] = 0
+        self.meta[DEPTH_SUM] = 0
+        init_node(self.arrays, ROOT, NONE, NONE, 0)
+
+    def ensure_free(self, needed: int) -> bool:
+        """Make room for ``needed`` more nodes by doubling; False if the budget forbids it."""
+        if self.capacity - self.used >= needed:
+            return True
+        target = self.capacity
+        while target - self.used < needed:
+            target *= 2
+        target = min(target, self.budget)
+        if target - self.used < needed:
+            return False
+        for name, column in self._columns.items():
+            grown = np.zeros(target, dtype=column.dtype)
+            grown[: self.used] = column[: self.used]
+            self._columns[name] = grown
+        self.meta[CAPACITY] = target
+        return True
+
+    def adopt(self, other: Tree) -> None:
+        """Take over ``other``'s arrays (used after re-rooting into a fresh tree)."""
+        self._columns = other._columns
+        self.meta = other.meta
+
+    def children(self, node: int) -> list[int]:
+        out = []
+        child = int(self.first_child[node])
+        while child != NONE:
+            out.append(child)
+            child = int(self.next_sibling[child])
+        return out
+
+
+@njit(**JIT)
+def init_node(tree: tuple, node: int, parent: int, move: int, depth: int) -> None:
+    (parent_a, first_child, next_sibling, move_a, visits, num_legal, num_children,
+     value_sum, value, eval_a, depth_a, flags, outcome, meta) = tree  # fmt: skip
+    parent_a[node] = parent
+    first_child[node] = NONE
+    next_sibling[node] = NONE
+    move_a[node] = move
+    visits[node] = 0
+    num_legal[node] = UNKNOWN
+    num_children[node] = 0
+    value_sum[node] = 0.0
+    value[node] = 0.0
+    eval_a[node] = 0.0
+    depth_a[node] = depth
+    flags[node] = 0
+    outcome[node] = 0
+
+
+@njit(**JIT)
+def add_child(tree: tuple, node: int, move: int) -> int:
+    """Append a new child of ``node`` reached by ``move``; return its id (caller ensured room)."""
+    first_child, next_sibling = tree[FIRST_CHILD], tree[NEXT_SIBLING]
+    num_children, depth_a, meta = tree[NUM_CHILDREN], tree[DEPTH], tree[META]
+    child = meta[USED]
+    meta[USED] += 1
+    depth = depth_a[node] + 1
+    init_node(tree, child, node, move, depth)
+    next_sibling[child] = first_child[node]
+    first_child[node] = child
+    num_children[node] += 1
+    meta[DEPTH_SUM] += depth
+    if depth > meta[MAX_DEPTH]:
+        meta[MAX_DEPTH] = depth
+    return child
+
+
+@njit(**JIT)
+def copy_subtree(src: tuple, dst: tuple, new_root: int) -> int:
+    """Copy the subtree under ``new_root`` of ``src`` into empty ``dst`` (breadth first).
+
+    Depths are shifted so the new root has depth 0. Returns the node count.
+    Used for tree reuse after a move: the played move's subtree becomes the tree.
+    """
+    (s_parent, s_first, s_next, s_move, s_visits, s_legal, s_nchild,
+     s_sum, s_value, s_eval, s_depth, s_flags, s_outcome, s_meta) = src  # fmt: skip
+    (d_parent, d_first, d_next, d_move, d_visits, d_legal, d_nchild,
+     d_sum, d_value, d_eval, d_depth, d_flags, d_outcome, d_meta) = dst  # fmt: skip
+    base = s_depth[new_root]
+    order = np.empty(s_meta[USED], dtype=np.int32)  # old ids in BFS order
+    new_id = np.full(s_meta[USED], NONE, dtype=np.int32)
+    order[0] = new_root
+    new_id[new_root] = 0
+    head, tail = 0, 1
+    max_depth, depth_sum = 0, 0
+    while head < tail:
+        old = order[head]
+        nid = head
+        head += 1
+        d_parent[nid] = NONE if old == new_root else new_id[s_parent[old]]
+        d_move[nid] = s_move[old]
+        d_visits[nid] = s_visits[old]
+        d_legal[nid] = s_legal[old]
+        d_nchild[nid] = s_nchild[old]
+        d_sum[nid] = s_sum[old]
+        d_value[nid] = s_value[old]
+        d_eval[nid] = s_eval[old]
+        depth = s_depth[old] - base
+        d_depth[nid] = depth
+        d_flags[nid] = s_flags[old]
+        d_outcome[nid] = s_outcome[old]
+        d_first[nid] = NONE
+        d_next[nid] = NONE
+        depth_sum += depth
+        if depth > max_depth:
+            max_depth = depth
+        # children keep their list order
+        child = s_first[old]
+        prev = NONE
+        while child != NONE:
+            new_id[child] = tail
+            order[tail] = child
+            if prev == NONE:
+                d_first[nid] = tail
+            else:
+                d_next[prev] = tail
+            prev = tail
+            tail += 1
+            child = s_next[child]
+    d_meta[USED] = tail
+    d_meta[MAX_DEPTH] = max_depth
+    d_meta[DEPTH_SUM] = depth_sum
+    return tail
+
+
+def subtree_size(tree: Tree, node: int) -> int:
+    count, stack = 0, [node]
+    while stack:
+        n = stack.pop()
+        count += 1
+        stack.extend(tree.children(n))
+    return count
+
+
+def reroot(tree: Tree, child: int) -> Tree:
+    """A new tree holding ``tree``'s subtree under ``child`` (which becomes the root)."""
+    size = subtree_size(tree, child)
+    fresh = Tree(capacity=max(4096, size * 2), budget=tree.budget)
+    copy_subtree(tree.arrays, fresh.arrays, child)
+    return fresh
+
+
+@njit(**JIT)
+def top_nodes(tree: tuple, limit: int, max_depth: int) -> np.ndarray:
+    """Ids of up to ``limit`` most visited nodes reachable from the root, best first.
+
+    Best-first over visit counts from the root (a parent always precedes its
+    children), so the result is a connected top of the tree; nodes deeper than
+    ``max_depth`` are left out. Unvisited nodes are included only after every
+    visited one (bfms evaluates children it has not visited yet).
+    """
+    first_child, next_sibling, visits, depth = (
+        tree[FIRST_CHILD], tree[NEXT_SIBLING], tree[VISITS], tree[DEPTH],
+    )  # fmt: skip
+    out = np.empty(limit, dtype=np.int32)
+    if limit <= 0:
+        return out
+    heap_key = np.empty(limit * 256 + 1, dtype=np.int64)
+    heap_id = np.empty(limit * 256 + 1, dtype=np.int32)
+    size = 0
+    count = 0
+    heap_key[0] = visits[ROOT]
+    heap_id[0] = ROOT
+    size = 1
+    while size > 0 and count < limit:
+        # pop max
+        node = heap_id[0]
+        size -= 1
+        heap_key[0] = heap_key[size]
+        heap_id[0] = heap_id[size]
+        i = 0
+        while True:
+            left = 2 * i + 1
+            if left >= size:
+                break
+            big = left
+            if left + 1 < size and heap_key[left + 1] > heap_key[left]:
+                big = left + 1
+            if heap_key[big] <= heap_key[i]:
+                break
+            heap_key[i], heap_key[big] = heap_key[big], heap_key[i]
+            heap_id[i], heap_id[big] = heap_id[big], heap_id[i]
+            i = big
+        out[count] = node
+        count += 1
+        if depth[node] >= max_depth:
+            continue
+        child = first_child[node]
+        while child != NONE:
+            if size < heap_key.shape[0]:
+                heap_key[size] = visits[child]
+                heap_id[size] = child
+                j = size
+                size += 1
+                while j > 0:
+                    up = (j - 1) // 2
+                    if heap_key[up] >= heap_key[j]:
+                        break
+                    heap_key[up], heap_key[j] = heap_key[j], heap_key[up]
+                    heap_id[up], heap_id[j] = heap_id[j], heap_id[up]
+                    j = up
+            child = next_sibling[child]
+    return out[:count]
