@@ -98,6 +98,13 @@ class Algorithm:
         return float(child.visits)
 
     @classmethod
+    def final_rank(cls, child: ChildStats, params: dict[str, Any], threads: int) -> tuple[int, float]:
+        """Sort key of the final choice: a move that wins on the spot comes first, then
+        the algorithm's own rule (averaging rewards cannot tell a mate from a won ending)."""
+        decisive = 1 if child.terminal and child.outcome > 0 else 0
+        return decisive, cls.final_key(child, params, threads)
+
+    @classmethod
     def pv_key(cls, tree: Tree, node: int) -> float:
         """Which child the principal variation follows: the one maximising this."""
         return float(tree.visits[node])
@@ -177,9 +184,11 @@ class Worker:
             total += done
             self.iterations += done
             if code == FULL:
-                if not self.tree.ensure_free(self.tree.capacity):  # double
-                    if not self.tree.ensure_free(self.algorithm.free_per_iteration):
-                        return total, FULL
+                # double; failing that, take whatever the budget still allows
+                if not self.tree.ensure_free(self.tree.capacity) and not self.tree.ensure_free(
+                    self.algorithm.free_per_iteration
+                ):
+                    return total, FULL
                 continue
             if code != DONE:
                 return total, code

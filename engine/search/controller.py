@@ -106,7 +106,7 @@ class SearchController:
         threads: int | None = None,
         seed: int | None = None,
     ) -> None:
-        """Change the search settings (validated first; nothing changes on error). Discards the tree."""
+        """Change the search settings (checked first: nothing changes on error); drops the tree."""
         name = algorithm or self.algorithm.name
         new_algorithm = get_algorithm(name)
         if params is None:
@@ -265,7 +265,7 @@ class SearchController:
             w.history_keys = keys
 
     def _history_keys(self) -> list[int]:
-        """Zobrist keys of the game's positions before the root, since the last irreversible move."""
+        """Zobrist keys of the positions before the root, back to the last irreversible move."""
         board = self.board.copy()
         keys: list[int] = []
         while board.move_stack and len(keys) < 200:

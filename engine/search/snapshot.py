@@ -136,7 +136,7 @@ def root_table(
         pv = workers[thread].principal_variation(node, PV_LIMIT)
         rows.append(
             (
-                algorithm.final_key(entry.stats, params, threads),
+                algorithm.final_rank(entry.stats, params, threads),
                 move_stats(algorithm, params, entry.stats, parent_visits, total, pv, sans),
             )
         )

@@ -13,6 +13,7 @@ the move into that node (the side choosing at its parent), like the tree.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -93,7 +94,7 @@ def build_trace(
 
     # ---------------------------------------------------------------- selection
     selection = []
-    for level, (node, chosen) in enumerate(zip(path, path[1:], strict=False)):
+    for level, (node, chosen) in enumerate(itertools.pairwise(path)):
         parent_visits = int(before_visits[node])
         entry: dict[str, Any] = {**node_name(node), "level": level, "visits": parent_visits}
         if chosen in created:

@@ -167,7 +167,7 @@ class Tree:
 @njit(**JIT)
 def init_node(tree: tuple, node: int, parent: int, move: int, depth: int) -> None:
     (parent_a, first_child, next_sibling, move_a, visits, num_legal, num_children,
-     value_sum, value, eval_a, depth_a, flags, outcome, meta) = tree  # fmt: skip
+     value_sum, value, eval_a, depth_a, flags, outcome, _meta) = tree  # fmt: skip
     parent_a[node] = parent
     first_child[node] = NONE
     next_sibling[node] = NONE
@@ -217,6 +217,7 @@ def copy_subtree(src: tuple, dst: tuple, new_root: int) -> int:
     new_id = np.full(s_meta[USED], NONE, dtype=np.int32)
     order[0] = new_root
     new_id[new_root] = 0
+    d_next[0] = NONE
     head, tail = 0, 1
     max_depth, depth_sum = 0, 0
     while head < tail:
@@ -235,8 +236,7 @@ def copy_subtree(src: tuple, dst: tuple, new_root: int) -> int:
         d_depth[nid] = depth
         d_flags[nid] = s_flags[old]
         d_outcome[nid] = s_outcome[old]
-        d_first[nid] = NONE
-        d_next[nid] = NONE
+        d_first[nid] = NONE  # (d_next[nid] was set when its parent listed it)
         depth_sum += depth
         if depth > max_depth:
             max_depth = depth
@@ -246,6 +246,7 @@ def copy_subtree(src: tuple, dst: tuple, new_root: int) -> int:
         while child != NONE:
             new_id[child] = tail
             order[tail] = child
+            d_next[tail] = NONE
             if prev == NONE:
                 d_first[nid] = tail
             else:

@@ -156,7 +156,10 @@ class AlphaBeta(Algorithm):
     )
     mcts = False
     params = (
-        ParamSpec("max_depth", "int", 64, "deepest iteration of iterative deepening", min=1, max=MAX_PLY - 8),
+        ParamSpec(
+            "max_depth", "int", 64, "deepest iteration of iterative deepening",
+            min=1, max=MAX_PLY - 8,
+        ),
         ParamSpec("quiescence", "bool", True, "search captures past the horizon before evaluating"),
         ParamSpec("hash_mb", "int", 16, "transposition table size in MB", min=1, max=1024),
     )  # fmt: skip

@@ -133,8 +133,14 @@ class BFMS(Algorithm):
         "with −max(children); play the child maximising eval + ln(visits)."
     )
     params = (
-        ParamSpec("C", "float", 1.5, "exploration weight C in eval + C·sqrt(ln N / n)", min=0.0, max=10.0),
-        ParamSpec("fpu", "float", 0.5, "first-play urgency: bonus of an unvisited child", min=-2.0, max=2.0),
+        ParamSpec(
+            "C", "float", 1.5, "exploration weight C in eval + C·sqrt(ln N / n)",
+            min=0.0, max=10.0,
+        ),
+        ParamSpec(
+            "fpu", "float", 0.5, "first-play urgency: the bonus of an unvisited child",
+            min=-2.0, max=2.0,
+        ),
     )  # fmt: skip
     free_per_iteration = MAX_MOVES
     pv_needs_visits = False  # the negamax line may run through children never selected

@@ -159,7 +159,8 @@ class UCT(Algorithm):
     params = (
         ParamSpec(
             "c", "float", round(1 / math.sqrt(2), 6),
-            "exploration constant c in Q/N + c·sqrt(2 ln N_parent / N); 1/√2 suits rewards in [0, 1]",
+            "exploration constant c in Q/N + c·sqrt(2 ln N_parent / N); "
+            "1/√2 suits rewards in [0, 1]",
             min=0.0, max=10.0,
         ),
         ParamSpec(

@@ -1,4 +1,4 @@
-"""Leaf evaluation ("simulation"): what a newly reached node is worth to the side that moved into it.
+"""Leaf evaluation ("simulation"): what a new node is worth to the side that moved into it.
 
 Rewards are in [0, 1] for the side that made the move into the leaf:
 1 win, 0.5 draw, 0 loss (or a scaled score).
@@ -31,7 +31,10 @@ def playout_reward(
     hist: np.ndarray,
     record: np.ndarray,
 ) -> tuple[float, int, int, int]:
-    """Random playout from ``s`` (modified in place); (reward for the mover, status, plies, result for White)."""
+    """Random playout from ``s`` (modified in place).
+
+    Returns (reward for the mover into ``s``, status, plies, result for White).
+    """
     mover = 1 - np.int64(s[TURN])
     code, white, plies = playout(s, rng, ply_cap, policy, moves, hist, record)
     mover_result = white if mover == 0 else -white

@@ -1,0 +1,122 @@
+"""The controller: background runs, limits, stop latency, resume, tree reuse, refusals."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import pytest
+
+from engine.errors import GameOverError, IllegalMoveError, InvalidParameterError
+from engine.search.controller import SearchController
+from engine.search.info import SearchInfo
+from engine.search.tree import ROOT
+
+
+@pytest.mark.parametrize("algorithm", ["uct", "uct-minimax", "bfms", "alphabeta"])
+def test_stop_returns_within_100_ms(algorithm: str) -> None:
+    controller = SearchController("chess", algorithm=algorithm, threads=1)
+    controller.search(iterations=50)  # compiled and warm
+    controller.start()
+    time.sleep(0.3)
+    assert controller.running
+    begin = time.perf_counter()
+    info = controller.stop()
+    assert time.perf_counter() - begin < 0.1
+    assert not controller.running and info.stop_reason == "stopped" and not info.running
+
+
+def test_iteration_limit_is_exact_and_resume_keeps_the_tree() -> None:
+    controller = SearchController("chess", algorithm="uct", seed=1)
+    first = controller.search(iterations=500)
+    assert first.iterations == 500 and first.stop_reason == "iterations"
+    second = controller.search(iterations=300)
+    assert second.iterations == 800
+    assert controller.workers[0].tree.visits[ROOT] == 800
+
+
+def test_time_limit_stops_near_the_deadline() -> None:
+    controller = SearchController("knight", algorithm="uct")
+    controller.search(iterations=20)
+    begin = time.perf_counter()
+    info = controller.search(movetime_ms=300)
+    assert info.stop_reason == "time"
+    assert 0.29 <= time.perf_counter() - begin < 0.6
+
+
+def test_node_limit_counts_tree_nodes() -> None:
+    info = SearchController("chess", algorithm="bfms").search(nodes=5000)
+    assert info.stop_reason == "nodes" and 5000 <= info.nodes < 5000 + 256 * 300
+
+
+def test_snapshots_stream_while_running_and_end_with_a_final_one() -> None:
+    seen: list[SearchInfo] = []
+    controller = SearchController("chess", algorithm="uct", on_info=seen.append, info_interval=0.05)
+    controller.search(iterations=20)
+    seen.clear()
+    controller.search(movetime_ms=400)
+    assert len(seen) >= 4
+    assert all(s.running for s in seen[:-1]) and not seen[-1].running
+    assert [s.iterations for s in seen] == sorted(s.iterations for s in seen)
+    json.dumps(seen[-1].to_dict())  # snapshots are plain data
+
+
+def test_play_reuses_the_subtree_of_the_played_move() -> None:
+    controller = SearchController("chess", algorithm="uct", seed=3)
+    info = controller.search(iterations=4000)
+    best = info.moves[0]
+    controller.play(best.move)
+    tree = controller.workers[0].tree
+    assert tree.visits[ROOT] == best.visits
+    assert controller.info().iterations == 0
+    assert controller.board.move_stack[-1].uci() == best.move
+    again = controller.search(iterations=100)
+    assert controller.workers[0].tree.visits[ROOT] == best.visits + 100
+    assert again.fen == controller.board.fen()
+
+
+def test_illegal_moves_and_bad_settings_change_nothing() -> None:
+    controller = SearchController("chess", algorithm="uct", params={"c": 1.0}, seed=1)
+    controller.search(iterations=200)
+    fen = controller.board.fen()
+    with pytest.raises(IllegalMoveError):
+        controller.play("e2e5")
+    with pytest.raises(IllegalMoveError):
+        controller.play("zz")
+    with pytest.raises(InvalidParameterError, match="between"):
+        controller.configure(params={"c": -1})
+    with pytest.raises(InvalidParameterError, match="unknown parameter"):
+        controller.configure(params={"cee": 1})
+    assert controller.board.fen() == fen and controller.params["c"] == 1.0
+    assert controller.workers[0].tree.visits[ROOT] == 200
+
+
+def test_searching_a_finished_game_is_refused() -> None:
+    mated = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"
+    controller = SearchController("chess", mated)
+    with pytest.raises(GameOverError):
+        controller.start(iterations=10)
+    with pytest.raises(GameOverError):
+        controller.step()
+
+
+def test_set_position_with_moves_and_configure_rebuild_the_search() -> None:
+    controller = SearchController("chess", algorithm="uct")
+    controller.set_position(None, ["e2e4", "e7e5"])
+    assert controller.board.fullmove_number == 2
+    controller.configure(algorithm="bfms", params={"C": 2.0})
+    info = controller.search(iterations=50)
+    assert info.algorithm == "bfms" and info.params["C"] == 2.0 and info.params["fpu"] == 0.5
+
+
+def test_concurrent_stop_calls_are_safe() -> None:
+    controller = SearchController("chess", algorithm="uct")
+    controller.start()
+    time.sleep(0.1)
+    threads = [threading.Thread(target=controller.stop) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(2)
+    assert not controller.running

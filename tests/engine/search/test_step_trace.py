@@ -1,0 +1,92 @@
+"""Step traces: the numbers shown reproduce what the kernel did."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from engine.search.controller import SearchController
+
+
+def _warm(algorithm: str, iterations: int = 300, **kw: object) -> SearchController:
+    controller = SearchController("chess", algorithm=algorithm, seed=5, **kw)  # type: ignore[arg-type]
+    controller.search(iterations=iterations)
+    return controller
+
+
+def test_trace_selection_recomputes_ucb1_and_its_winner() -> None:
+    controller = _warm("uct")
+    c = controller.params["c"]
+    for _ in range(20):
+        trace = controller.step().to_dict()
+        for level in trace["selection"]:
+            if level["rule"] != "ucb1":
+                continue
+            parent_visits = level["visits"]
+            best = None
+            for row in level["children"]:
+                n = row["visits"]
+                score = (
+                    math.inf
+                    if n == 0
+                    else row["value_sum"] / n + c * math.sqrt(2 * math.log(parent_visits) / n)
+                )
+                assert row["score"] is None or row["score"] == pytest.approx(score)
+                if best is None or score > best[0]:
+                    best = (score, row["node"])
+            assert best is not None and best[1] == level["chosen"]["node"]
+            assert [r["node"] for r in level["children"] if r["winner"]] == [best[1]]
+
+
+def test_trace_backpropagation_matches_the_tree_after_the_step() -> None:
+    for algorithm in ("uct", "uct-minimax", "bfms"):
+        controller = _warm(algorithm)
+        trace = controller.step().to_dict()
+        tree = controller.workers[0].tree
+        assert trace["selection"] or trace["expansion"]["nodes"]
+        for row in trace["backpropagation"]:
+            node = row["node"]
+            assert row["visits_after"] == tree.visits[node] == row["visits_before"] + 1
+            if algorithm == "bfms":
+                assert row["value_after"] == pytest.approx(float(tree.value[node]))
+                if "max_child" in row:
+                    assert row["value_after"] == pytest.approx(-row["max_child"]["value"])
+            else:
+                assert row["value_sum_after"] == pytest.approx(float(tree.value_sum[node]))
+                assert row["value_sum_after"] - row["value_sum_before"] == pytest.approx(row["reward"])
+
+
+def test_steps_add_up_to_the_same_tree_as_a_search() -> None:
+    stepped = SearchController("knight", algorithm="uct", seed=21)
+    for _ in range(150):
+        stepped.step()
+    searched = SearchController("knight", algorithm="uct", seed=21)
+    searched.search(iterations=150)
+    a, b = stepped.workers[0].tree, searched.workers[0].tree
+    assert a.used == b.used
+    for x, y in zip(a.arrays[:-1], b.arrays[:-1], strict=True):
+        np.testing.assert_array_equal(x[: a.used], y[: b.used])
+
+
+def test_trace_has_four_phases_with_a_playout() -> None:
+    controller = SearchController("chess", algorithm="uct", seed=1)
+    first = controller.step().to_dict()
+    assert set(first) >= {"selection", "expansion", "simulation", "backpropagation"}
+    assert first["expansion"]["nodes"] and first["simulation"]["kind"] == "playout"
+    sim = first["simulation"]
+    assert len(sim["moves"]) == sim["plies"] == len(sim["san"])
+    assert sim["result"] in {"1-0", "0-1", "1/2-1/2"}
+    assert [r["depth"] for r in first["backpropagation"]] == [1, 0]
+
+
+def test_threads_take_turns_in_step_mode() -> None:
+    controller = SearchController("chess", algorithm="uct", threads=2, seed=1)
+    assert [controller.step().thread for _ in range(4)] == [0, 1, 0, 1]
+
+
+def test_alphabeta_step_is_one_more_depth() -> None:
+    controller = SearchController("chess", algorithm="alphabeta")
+    depths = [controller.step().simulation["depth"] for _ in range(3)]
+    assert depths == [1, 2, 3]
