@@ -67,7 +67,7 @@ export function createControls(actions) {
     const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
     const action = keys[key] || keys[event.key];
     if (!action) return;
-    event.preventDefault();
+    if (event.key !== "Escape") event.preventDefault(); // Escape also closes dialogs natively
     action();
   });
 

@@ -358,7 +358,7 @@ async function ensurePositions() {
 
 function toggleLarge(force) {
   s.view.large = typeof force === "boolean" ? force : !s.view.large;
-  body.classList.toggle("large", s.view.large);
+  document.documentElement.classList.toggle("large", s.view.large);
   $("btn-large").setAttribute("aria-pressed", String(s.view.large));
   localStorage.setItem(LARGE_KEY, s.view.large ? "1" : "0");
   requestAnimationFrame(() => board.redrawAll());

@@ -1,0 +1,173 @@
+"""Browser tests: the real server (uvicorn, in a subprocess) driven by headless Chromium.
+
+Chromium is Debian's ``/usr/bin/chromium`` (installed by ``make sysdeps``),
+driven through Playwright for Python; ``playwright install`` is never run.
+Without that binary the tests skip with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path(os.environ.get("CANOPY_CHROMIUM", "/usr/bin/chromium"))
+REPO = Path(__file__).resolve().parents[2]
+SCREENSHOTS = REPO / "docs" / "screenshots"
+ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+pytestmark = pytest.mark.browser
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Base URL of a real Canopy server on a free port (small search budgets)."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} not found: install Debian's chromium (make sysdeps)")
+    port = _free_port()
+    env = {
+        **os.environ,
+        "CANOPY_DATA_DIR": str(tmp_path_factory.mktemp("data")),
+        "CANOPY_THINK_MS": "150",
+        "CANOPY_MIN_THINK_MS": "10",
+        "CANOPY_ITERATIONS": "200",
+        "CANOPY_MAX_SEARCHES": "4",
+        "CANOPY_STATS_HZ": "10",
+    }
+    log = tmp_path_factory.mktemp("log") / "server.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", f"from app.server import serve; serve(port={port})"],
+            cwd=REPO,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(base + "/api/health", timeout=1) as r:
+                    if json.load(r) == {"status": "ok"}:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the server did not start:\n{log.read_text()}")
+            time.sleep(0.1)
+        # Let the kernels warm up so the first game does not wait for a compile.
+        while time.monotonic() < deadline:
+            with urllib.request.urlopen(base + "/api/server", timeout=1) as r:
+                if json.load(r)["warm"]:
+                    break
+            time.sleep(0.2)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture(scope="session")
+def browser(server: str) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A fresh page (1280×800); fails the test on any JavaScript error."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, accept_downloads=True)
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    pg.on(
+        "console",
+        lambda msg: errors.append(msg.text) if msg.type == "error" else None,
+    )
+    pg.set_default_timeout(20_000)
+    yield pg
+    context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def api_create(base: str, **body: Any) -> dict[str, Any]:
+    req = urllib.request.Request(
+        base + "/api/games",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(req) as r:
+        return dict(json.load(r))
+
+
+def api_get(base: str, path: str) -> Any:
+    with urllib.request.urlopen(base + path) as r:
+        body = r.read().decode()
+        return json.loads(body) if r.headers.get_content_type() == "application/json" else body
+
+
+def open_game(page: Any, base: str, game: dict[str, Any], *, token: bool = True) -> None:
+    url = base + game["url"] + (f"#token={game['token']}" if token else "")
+    page.goto(url)
+    page.wait_for_selector("body[data-conn=open][data-version]")
+
+
+def page_state(page: Any) -> dict[str, Any]:
+    """The latest ``state`` frame the page holds (what its board shows)."""
+    return dict(page.evaluate("window.canopy.state.game"))
+
+
+def square_center(page: Any, square: str) -> tuple[float, float]:
+    box = page.locator("cg-board").bounding_box()
+    flipped = page.locator(".cg-wrap.orientation-black").count() > 0
+    file, rank = ord(square[0]) - 97, int(square[1]) - 1
+    if flipped:
+        file, rank = 7 - file, 7 - rank
+    size = box["width"] / 8
+    return box["x"] + (file + 0.5) * size, box["y"] + (7 - rank + 0.5) * size
+
+
+def click_move(page: Any, uci: str) -> None:
+    """Play ``uci`` by clicking its two squares (and the promotion piece if asked)."""
+    page.mouse.click(*square_center(page, uci[:2]))
+    page.mouse.click(*square_center(page, uci[2:4]))
+    if len(uci) == 5:
+        page.locator(f"#promotion button[data-piece={uci[4]}]").click()
+
+
+def screenshot(page: Any, name: str) -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / name
+    page.screenshot(path=str(path))
+    return path
