@@ -117,6 +117,115 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------- search
+
+
+def _parse_params(items: list[str] | None) -> dict[str, str]:
+    params: dict[str, str] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--param expects key=value, got {item!r}")
+        params[key.strip()] = value.strip()
+    return params
+
+
+def _search_table(info: Any) -> list[str]:
+    lines = [
+        f"{'move':<7} {'san':<8} {'N':>9} {'N%':>6} {'Q':>7} {'score':>9} {'eval':>8}  PV",
+    ]
+    for m in info.moves:
+        score = "inf" if m.score == float("inf") else f"{m.score:.4f}"
+        bound = "<=" if m.bound == "upper" else ""
+        lines.append(
+            f"{m.move:<7} {m.san:<8} {m.visits:>9} {100 * m.share:>5.1f}% {m.q:>7.4f} "
+            f"{score:>9} {bound}{m.eval:>8.4f}  {' '.join(m.pv_san[:12])}"
+        )
+    return lines
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from engine.search.controller import SearchController
+
+    if args.iterations is None and args.movetime is None and args.nodes is None:
+        args.iterations = 10_000
+    last = [0.0]
+
+    def log(info: Any) -> None:
+        now = time.perf_counter()
+        if args.json or not info.running or now - last[0] < args.interval:
+            return
+        last[0] = now
+        best = info.moves[0] if info.moves else None
+        print(
+            f"info iterations {info.iterations} nps {info.nps:.0f} nodes {info.nodes} "
+            f"depth {info.max_depth} time {info.elapsed_ms:.0f} ms best {info.bestmove} "
+            f"q {best.q if best else 0:.4f} pv {' '.join(info.pv_san[:10])}",
+            flush=True,
+        )
+
+    controller = SearchController(
+        args.game,
+        args.fen,
+        algorithm=args.algo,
+        params=_parse_params(args.param),
+        threads=args.threads,
+        seed=args.seed,
+        node_budget=args.node_budget,
+        tree_size=0,
+        on_info=log,
+        info_interval=min(0.25, args.interval),
+    )
+    info = controller.search(
+        iterations=args.iterations, movetime_ms=args.movetime, nodes=args.nodes
+    )
+    seconds = info.elapsed_ms / 1000.0
+    if args.json:
+        emit_json(
+            {
+                "bestmove": info.bestmove,
+                "iterations": info.iterations,
+                "seconds": seconds,
+                "nps": info.nps,
+                "nodes": info.nodes,
+                "stop_reason": info.stop_reason,
+                "algorithm": info.algorithm,
+                "params": info.params,
+                "threads": info.threads,
+                "seed": info.seed,
+                "moves": [
+                    {
+                        "move": m.move,
+                        "san": m.san,
+                        "visits": m.visits,
+                        "share": m.share,
+                        "q": m.q,
+                        "score": None if m.score == float("inf") else m.score,
+                        "eval": m.eval,
+                        "bound": m.bound,
+                        "pv": list(m.pv),
+                    }
+                    for m in info.moves
+                ],
+                "pv": list(info.pv),
+                "threads_stats": [
+                    {"thread": t.thread, "iterations": t.iterations, "nodes": t.nodes}
+                    for t in info.thread_stats
+                ],
+            }
+        )
+        return 0
+    print(
+        f"{info.algorithm} {info.params} threads {info.threads} seed {info.seed}: "
+        f"{info.iterations} iterations in {seconds:.3f} s ({info.nps:,.0f}/s), "
+        f"{info.nodes} nodes, max depth {info.max_depth}, stopped by {info.stop_reason}"
+    )
+    for line in _search_table(info):
+        print(line)
+    print(f"bestmove {info.bestmove}  pv {' '.join(info.pv_san)}")
+    return 0
+
+
 # ---------------------------------------------------------------- serve
 
 
@@ -149,6 +258,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("fen", metavar="FEN", help="a FEN, or 'startpos'")
     p.add_argument("depth", metavar="DEPTH", type=_nonnegative_int)
     p.add_argument("--divide", action="store_true", help="also print the count under each move")
+
+    p = command("search", cmd_search, "one search, printing the root moves like an engine log")
+    p.add_argument("--fen", default=None, help="a FEN, or 'startpos' (default)")
+    p.add_argument("--algo", default="uct", help="uct, uct-minimax, bfms or alphabeta")
+    limit = p.add_mutually_exclusive_group()
+    limit.add_argument("--iterations", type=_positive_int, default=None)
+    limit.add_argument("--movetime", type=_positive_int, default=None, metavar="MS")
+    limit.add_argument("--nodes", type=_positive_int, default=None, help="tree-node limit")
+    p.add_argument("--threads", type=_positive_int, default=1, help="root-parallel threads")
+    p.add_argument("--seed", type=_nonnegative_int, default=0)
+    p.add_argument("--param", action="append", metavar="K=V", help="algorithm parameter")
+    p.add_argument("--node-budget", type=_positive_int, default=5_000_000)
+    p.add_argument("--interval", type=float, default=0.5, help="seconds between log lines")
 
     p = command("bench", cmd_bench, "benchmark suite, each figure beside python-chess")
     p.add_argument("--quick", action="store_true", help="smaller workloads (for tests)")
