@@ -7,6 +7,7 @@ benchmarks, never timed assertions: tests only check that they run.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable, Iterator
@@ -14,6 +15,7 @@ from dataclasses import asdict, dataclass
 
 import chess
 
+from engine import baseline
 from engine.core.bits import new_rng
 from engine.core.convert import state_from_fen
 from engine.core.perft import perft
@@ -52,38 +54,6 @@ def _timed(fn: Callable[[], object], min_seconds: float) -> tuple[int, float]:
             return calls, elapsed
 
 
-# ---------------------------------------------------------------- python-chess baselines
-
-
-def pychess_perft(board: chess.Board, depth: int) -> int:
-    """Perft with python-chess, leaves counted at the last ply like ours."""
-    if depth == 1:
-        return board.legal_moves.count()
-    total = 0
-    for move in board.legal_moves:
-        board.push(move)
-        total += pychess_perft(board, depth - 1)
-        board.pop()
-    return total
-
-
-def pychess_playout(
-    board: chess.Board, rng: random.Random, ply_cap: int, capture_first: bool
-) -> None:
-    """A random playout with python-chess, ending on the same rules as the numba core."""
-    knight = isinstance(board, KnightChessBoard)
-    for _ in range(ply_cap):
-        moves = list(board.legal_moves)  # empty once a knight-chess game has ended
-        if not moves:
-            return
-        if not knight and (board.is_insufficient_material() or board.halfmove_clock >= 100):
-            return
-        if capture_first:
-            captures = [m for m in moves if board.is_capture(m)]
-            moves = captures or moves
-        board.push(rng.choice(moves))
-
-
 # ---------------------------------------------------------------- the benchmarks
 
 
@@ -96,7 +66,7 @@ def bench_perft(quick: bool) -> BenchResult:
     ours = nodes / (time.perf_counter() - start)
     board = chess.Board()
     start = time.perf_counter()
-    pychess_perft(board, depth)
+    baseline.perft(board, depth)
     theirs = nodes / (time.perf_counter() - start)
     return _result(f"chess perft startpos depth {depth}", ours, "nodes/s", theirs)
 
@@ -114,7 +84,7 @@ def bench_playouts(game: str, quick: bool) -> BenchResult:
     prng = random.Random(1)
     board_class = KnightChessBoard if game == "knight" else chess.Board
     calls, elapsed = _timed(
-        lambda: pychess_playout(board_class(), prng, DEFAULT_PLY_CAP, policy == CAPTURE_FIRST),
+        lambda: baseline.playout(board_class(), prng, DEFAULT_PLY_CAP, policy == CAPTURE_FIRST),
         seconds,
     )
     theirs = calls / elapsed
@@ -122,14 +92,75 @@ def bench_playouts(game: str, quick: bool) -> BenchResult:
     return _result(name, ours, "playouts/s", theirs)
 
 
-BENCHMARKS: dict[str, Callable[[bool], BenchResult]] = {
+def _controller_rate(algorithm: str, threads: int, iterations: int, game: str = "chess") -> float:
+    from engine.search.controller import SearchController
+
+    controller = SearchController(game, algorithm=algorithm, threads=threads, seed=1, tree_size=0)
+    controller.search(iterations=threads * 20)  # load the kernels
+    controller = SearchController(game, algorithm=algorithm, threads=threads, seed=2, tree_size=0)
+    start = time.perf_counter()
+    info = controller.search(iterations=iterations)
+    return info.iterations / (time.perf_counter() - start)
+
+
+def bench_uct(quick: bool) -> BenchResult:
+    """``uct`` from the chess start, 200-ply uniform playouts, beside python-chess UCT."""
+    ours = _controller_rate("uct", 1, 10_000 if quick else 60_000)
+    board = chess.Board()
+    reference = baseline.PyChessUCT(board, 1 / math.sqrt(2), DEFAULT_PLY_CAP, False, seed=1)
+    calls, elapsed = _timed(reference.iterate, 0.5 if quick else 3.0)
+    return _result(
+        "uct iterations (chess start, 200-ply playouts)", ours, "iterations/s", calls / elapsed
+    )
+
+
+def bench_threads(quick: bool) -> BenchResult:
+    """Root parallelism: 2 threads against 1 on the same total number of iterations."""
+    iterations = 10_000 if quick else 60_000
+    one = _controller_rate("uct", 1, iterations)
+    two = _controller_rate("uct", 2, iterations)
+    return _result(
+        "uct 2 threads vs 1 (chess start)", two, "iterations/s", one,
+        note="baseline is our own single-thread rate; the ratio is the speed-up",
+    )  # fmt: skip
+
+
+def bench_algorithms(quick: bool) -> list[BenchResult]:
+    out = []
+    for algorithm, unit in (("uct-minimax", "iterations/s"), ("bfms", "iterations/s"),
+                            ("alphabeta", "nodes/s")):  # fmt: skip
+        budget = {"uct-minimax": 2000, "bfms": 20_000, "alphabeta": 500_000}[algorithm]
+        rate = _controller_rate(algorithm, 1, budget if quick else budget * 5)
+        out.append(_result(f"{algorithm} (chess start)", rate, unit, None))
+    return out
+
+
+def bench_memory(quick: bool) -> BenchResult:
+    from engine.search.controller import SearchController
+    from engine.search.tree import BYTES_PER_NODE
+
+    controller = SearchController("chess", algorithm="bfms", seed=1, tree_size=0)
+    info = controller.search(iterations=2000 if quick else 20_000)
+    tree = controller.workers[0].tree
+    return _result(
+        "tree bytes per node", tree.memory_bytes / tree.capacity, "bytes", None,
+        note=f"{BYTES_PER_NODE} bytes of fields per node; {info.nodes} nodes use "
+        f"{tree.memory_bytes / max(1, info.nodes):.1f} bytes each with the doubling slack",
+    )  # fmt: skip
+
+
+BENCHMARKS: dict[str, Callable[[bool], BenchResult | list[BenchResult]]] = {
     "perft": bench_perft,
     "chess-playouts": lambda quick: bench_playouts("chess", quick),
     "knight-playouts": lambda quick: bench_playouts("knight", quick),
+    "uct": bench_uct,
+    "threads": bench_threads,
+    "algorithms": bench_algorithms,
+    "memory": bench_memory,
 }
 
 
-def register(name: str, fn: Callable[[bool], BenchResult]) -> None:
+def register(name: str, fn: Callable[[bool], BenchResult | list[BenchResult]]) -> None:
     """Add a benchmark to the suite (search and app benchmarks register themselves)."""
     BENCHMARKS[name] = fn
 
@@ -139,4 +170,5 @@ def run(names: list[str] | None = None, quick: bool = False) -> Iterator[BenchRe
     for name in names or list(BENCHMARKS):
         if name not in BENCHMARKS:
             raise KeyError(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARKS)}")
-        yield BENCHMARKS[name](quick)
+        produced = BENCHMARKS[name](quick)
+        yield from produced if isinstance(produced, list) else [produced]
