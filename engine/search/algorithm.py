@@ -98,7 +98,9 @@ class Algorithm:
         return float(child.visits)
 
     @classmethod
-    def final_rank(cls, child: ChildStats, params: dict[str, Any], threads: int) -> tuple[int, float]:
+    def final_rank(
+        cls, child: ChildStats, params: dict[str, Any], threads: int
+    ) -> tuple[int, float]:
         """Sort key of the final choice: a move that wins on the spot comes first, then
         the algorithm's own rule (averaging rewards cannot tell a mate from a won ending)."""
         decisive = 1 if child.terminal and child.outcome > 0 else 0
@@ -162,8 +164,13 @@ class Worker:
         self.finfo = np.zeros(4, dtype=np.float64)
         self.no_record = np.zeros(0, dtype=np.int32)
         self.record = np.zeros(max(ply_cap, 1), dtype=np.int32)
-        self.iterations = 0
+        self._visits_offset = 0  # root visits this worker did not make (a reused subtree)
         self.extra: Any = None  # algorithm-specific scratch (e.g. an alpha-beta context)
+
+    @property
+    def iterations(self) -> int:
+        """Iterations this worker ran, live while its kernel runs (every one visits the root)."""
+        return int(self.tree.visits[ROOT]) - self._visits_offset
 
     @property
     def memory_bytes(self) -> int:
@@ -182,7 +189,6 @@ class Worker:
                 return total, FULL
             done, code = self.algorithm.run_kernel(self, max_iters - total, stop, False)
             total += done
-            self.iterations += done
             if code == FULL:
                 # double; failing that, take whatever the budget still allows
                 if not self.tree.ensure_free(self.tree.capacity) and not self.tree.ensure_free(
@@ -198,8 +204,7 @@ class Worker:
         """Exactly one iteration with its trace recorded in path/info/finfo/record; return code."""
         if not self.tree.ensure_free(self.algorithm.free_per_iteration):
             return FULL
-        done, code = self.algorithm.run_kernel(self, 1, stop, True)
-        self.iterations += done
+        _, code = self.algorithm.run_kernel(self, 1, stop, True)
         return code
 
     # ------------------------------------------------------------ reading
@@ -248,8 +253,10 @@ class Worker:
                 break
         if child == NONE:
             self.tree.clear()
+            self._visits_offset = 0
             return False
         self.tree.adopt(reroot(self.tree, child))
+        self._visits_offset = int(self.tree.visits[ROOT])
         return True
 
 

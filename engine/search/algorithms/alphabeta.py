@@ -63,7 +63,8 @@ class AlphaBetaWorker:
         self.pvs = np.zeros((n, PV_LIMIT), dtype=np.int32)
         self.pv_lens = np.zeros(n, dtype=np.int64)
         self.completed_depth = 0
-        self.iterations = 0  # nodes searched
+        self._nodes_done = 0  # nodes searched in finished calls to search_root
+        self._searching = False
         self.seldepth = 0
         child = self.root.copy()
         self.static = np.zeros(n)
@@ -75,6 +76,12 @@ class AlphaBetaWorker:
         self.root_over = status(self.root, legal_moves(self.root, buf)) != ONGOING
 
     # ------------------------------------------------------------ running
+    @property
+    def iterations(self) -> int:
+        """Nodes searched, live while a depth is being searched."""
+        live = int(self.ctx.stats[NODES]) if self._searching else 0
+        return self._nodes_done + live
+
     def run(self, max_nodes: int, stop: np.ndarray, depths: int = 1 << 30) -> tuple[int, int]:
         """Deepen until ``max_nodes`` more nodes, ``depths`` more completed depths,
         the stop flag, or the maximum depth."""
@@ -94,11 +101,13 @@ class AlphaBetaWorker:
             bounds = np.zeros_like(self.bounds)
             pvs = np.zeros_like(self.pvs)
             pv_lens = np.zeros_like(self.pv_lens)
+            self._searching = True
             best = search_root(
                 ctx.arrays, depth, bool(self.params["quiescence"]), self.moves,
                 scores, bounds, self.nodes, pvs, pv_lens,
             )  # fmt: skip
-            self.iterations += int(ctx.stats[NODES])
+            self._searching = False
+            self._nodes_done += int(ctx.stats[NODES])
             self.seldepth = max(self.seldepth, int(ctx.stats[SELDEPTH]))
             if best < 0 or ctx.stats[ABORTED]:
                 return self.iterations - start, STOPPED if stop[0] else DONE
