@@ -87,6 +87,8 @@ class SearchInfo:
     running: bool = False
     stop_reason: str | None = None  # "iterations", "time", "nodes", "stopped", "terminal", ...
     depth: int = 0  # alphabeta: last completed iteration; MCTS: max tree depth
+    depth_histogram: tuple[int, ...] = ()  # tree nodes at each depth (all threads' trees)
+    branching_factor: float = 0.0  # mean children per expanded node
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self, *, tree: bool = True) -> dict[str, Any]:

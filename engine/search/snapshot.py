@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import chess
+import numpy as np
 
 from engine.core.convert import move_to_uci
 from engine.search.algorithm import Algorithm, ChildStats
@@ -249,6 +250,19 @@ def build_info(
         max_depth = int(ab.seldepth)
         mean_depth = float(ab.completed_depth)
         depth = int(ab.completed_depth)
+    histogram: tuple[int, ...] = ()
+    branching = 0.0
+    if trees:
+        counts = np.zeros(max_depth + 1, dtype=np.int64)
+        expanded = children = 0
+        for t in trees:
+            used = t.used
+            counts += np.bincount(t.depth[:used], minlength=max_depth + 1)[: max_depth + 1]
+            kids = t.num_children[:used]
+            expanded += int(np.count_nonzero(kids))
+            children += int(kids.sum(dtype=np.int64))
+        histogram = tuple(int(c) for c in counts)
+        branching = children / expanded if expanded else 0.0
     extra: dict[str, Any] = {}
     if not algorithm.mcts:
         extra["seldepth"] = max_depth
@@ -277,5 +291,7 @@ def build_info(
         running=running,
         stop_reason=stop_reason,
         depth=depth,
+        depth_histogram=histogram,
+        branching_factor=branching,
         extra=extra,
     )

@@ -29,7 +29,9 @@ def test_every_interior_value_is_minus_the_best_child(
     position: tuple[str, str | None], seed: int, iterations: int, c: float, fpu: float
 ) -> None:
     game, fen = position
-    controller = SearchController(game, fen, algorithm="bfms", params={"C": c, "fpu": fpu}, seed=seed)
+    controller = SearchController(
+        game, fen, algorithm="bfms", params={"C": c, "fpu": fpu}, seed=seed
+    )
     controller.search(iterations=iterations)
     tree = controller.workers[0].tree
     for node in range(tree.used):

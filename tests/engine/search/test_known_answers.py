@@ -35,9 +35,13 @@ def test_every_algorithm_finds_mate_in_one(algorithm: str, fen: str, mate: str) 
         ("alphabeta", {}, 50_000),
     ],
 )
-def test_every_algorithm_takes_a_hanging_queen(algorithm: str, params: dict, iterations: int) -> None:
+def test_every_algorithm_takes_a_hanging_queen(
+    algorithm: str, params: dict, iterations: int
+) -> None:
     for seed in (1, 2):
-        controller = SearchController("chess", HANGING_QUEEN, algorithm=algorithm, params=params, seed=seed)
+        controller = SearchController(
+            "chess", HANGING_QUEEN, algorithm=algorithm, params=params, seed=seed
+        )
         assert controller.search(iterations=iterations).bestmove == "c1g5"
 
 
@@ -63,9 +67,9 @@ MATE_IN_TWO = "k7/8/2K5/8/8/8/8/1R6 w - - 0 1"  # 1. Kc7! Ka7 2. Ra1# (checked b
     ],
 )
 def test_mate_in_two_with_a_quiet_first_move(algorithm: str, params: dict, iterations: int) -> None:
-    info = SearchController("chess", MATE_IN_TWO, algorithm=algorithm, params=params, seed=1).search(
-        iterations=iterations
-    )
+    info = SearchController(
+        "chess", MATE_IN_TWO, algorithm=algorithm, params=params, seed=1
+    ).search(iterations=iterations)
     assert info.bestmove == "c6c7"
     assert info.pv[:3] == ("c6c7", "a8a7", "b1a1")
 

@@ -52,5 +52,8 @@ def test_algorithms_are_described_with_ranges() -> None:
     c = next(p for p in described["uct"]["params"] if p["name"] == "c")
     assert c["min"] == 0.0 and c["max"] == 10.0 and c["description"]
     policy = next(p for p in described["uct"]["params"] if p["name"] == "policy")
-    assert policy["default"] == "capture_first" and policy["choices"] == ["uniform", "capture_first"]
+    assert policy["default"] == "capture_first" and policy["choices"] == [
+        "uniform",
+        "capture_first",
+    ]
     assert described["alphabeta"]["threads"]["max"] == 1 and not described["alphabeta"]["mcts"]

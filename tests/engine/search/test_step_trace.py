@@ -55,7 +55,9 @@ def test_trace_backpropagation_matches_the_tree_after_the_step() -> None:
                     assert row["value_after"] == pytest.approx(-row["max_child"]["value"])
             else:
                 assert row["value_sum_after"] == pytest.approx(float(tree.value_sum[node]))
-                assert row["value_sum_after"] - row["value_sum_before"] == pytest.approx(row["reward"])
+                assert row["value_sum_after"] - row["value_sum_before"] == pytest.approx(
+                    row["reward"]
+                )
 
 
 def test_steps_add_up_to_the_same_tree_as_a_search() -> None:
