@@ -226,6 +226,20 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------- warm
+
+
+def cmd_warm(args: argparse.Namespace) -> int:
+    from engine.warm import warm
+
+    seconds = warm()
+    if args.json:
+        emit_json({"seconds": seconds})
+    else:
+        print(f"numba kernels ready in {seconds:.1f} s")
+    return 0
+
+
 # ---------------------------------------------------------------- serve
 
 
@@ -271,6 +285,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--param", action="append", metavar="K=V", help="algorithm parameter")
     p.add_argument("--node-budget", type=_positive_int, default=5_000_000)
     p.add_argument("--interval", type=float, default=0.5, help="seconds between log lines")
+
+    command("warm", cmd_warm, "compile or load every numba kernel (run once after install)")
 
     p = command("bench", cmd_bench, "benchmark suite, each figure beside python-chess")
     p.add_argument("--quick", action="store_true", help="smaller workloads (for tests)")
