@@ -258,6 +258,7 @@ class StatsFrame(BaseModel):
     thread_stats: list[dict[str, int]]
     tree: list[TreeNode]
     tree_trimmed: bool
+    moves_trimmed: bool = False
     search: SearchStatus
     pool: PoolStatus
     extra: dict[str, Any]

@@ -52,6 +52,13 @@ def greedy_move(game: dict[str, Any], rng: random.Random) -> str:
     return rng.choice(promotions or legal).uci()
 
 
+def rendered(page: Any) -> None:
+    """Wait until the page has drawn the latest state (redraws happen on animation frames)."""
+    page.wait_for_function(
+        "() => document.body.dataset.version === String(window.canopy.state.game.version)"
+    )
+
+
 def human_turn(page: Any) -> dict[str, Any]:
     """Wait until the game is over or it is the human's turn with the engine idle."""
     page.wait_for_function(
@@ -93,6 +100,7 @@ def create_through_the_dialog(page: Any, base: str, *, game: str, human: str, it
 def test_a_whole_chess_game_against_the_engine_through_the_board(server, page) -> None:
     create_through_the_dialog(page, server, game="chess", human="white", iterations=150)
     final = play_through_the_board(page, random.Random(11))
+    rendered(page)
     assert final["result"] in ("1-0", "0-1", "1/2-1/2")
     result_text = page.locator("#result").inner_text()
     assert final["result"] in result_text and final["reason"] in result_text
@@ -117,6 +125,7 @@ def test_a_whole_knight_chess_game_against_the_engine_through_the_board(server, 
         state = human_turn(page)
     screenshot(page, "knight-chess.png")
     final = play_through_the_board(page, random.Random(5), max_plies=201)
+    rendered(page)
     assert final["result"] in ("1-0", "0-1", "1/2-1/2")
     assert final["reason"] in ("no knights left", "200-ply limit", "no legal move")
     assert final["ply"] <= 200
@@ -161,7 +170,7 @@ def test_a_search_started_on_the_page_updates_the_table_live(server, page) -> No
     screenshot(page, "search-live.png")
     # Sorting by Q, then hovering a row previews its line on the board.
     page.locator("#root-head th[data-key=q] button").click()
-    assert page.locator("#root-head th[data-key=q]").get_attribute("aria-sort") == "descending"
+    page.wait_for_selector("#root-head th[data-key=q][aria-sort=descending]")
     page.wait_for_function("() => window.canopy.state.game.ply === 2", timeout=10_000)
     page.keyboard.press("Space")  # analyse White's position
     page.wait_for_function("() => window.canopy.state.game.search.status === 'running'")
@@ -200,7 +209,8 @@ def test_promotion_asks_for_the_piece(server, page) -> None:
     screenshot(page, "promotion.png")
     dialog.locator("button[data-piece=n]").click()
     page.wait_for_function("() => window.canopy.state.game.moves.join() === 'b7b8n'")
-    assert page.locator("cg-board piece.knight.white").count() == 1
+    page.wait_for_selector("cg-board piece.knight.white")
+    page.wait_for_function("() => !document.querySelector('cg-board piece.pawn')")
 
 
 def _center(page: Any, square: str) -> tuple[float, float]:
