@@ -35,7 +35,7 @@ from app.schemas import (
     UndoFrame,
 )
 from app.settings import Settings
-from app.streaming import Outbox, Snapshot, dumps
+from app.streaming import Outbox, Snapshot, dumps, encode_step
 from engine.errors import CanopyError, GameOverError, InvalidParameterError
 from engine.play import EngineNote, EngineSettings, GameSession
 from engine.search.info import SearchInfo
@@ -99,6 +99,12 @@ def validate_params(algorithm: str, params: dict[str, Any], game: str) -> dict[s
     from engine.search.registry import validate_params as validate
 
     return dict(validate(algorithm, params, game))
+
+
+def validate_threads(algorithm: str, threads: int) -> int:
+    from engine.search.registry import validate_threads as validate
+
+    return int(validate(algorithm, threads))
 
 
 class Connection:
@@ -334,6 +340,10 @@ class LiveGame:
             info = await asyncio.to_thread(ctl.info)
             purpose = self.purpose
             self._set_idle()
+            if purpose == "move" and not info.bestmove and not self.session.is_over:
+                # A budget too small for a single finished iteration: do one, then move.
+                await asyncio.to_thread(ctl.step)
+                info = await asyncio.to_thread(ctl.info)
             if (
                 purpose == "move"
                 and info.bestmove
@@ -473,7 +483,9 @@ class LiveGame:
         trace = await asyncio.to_thread(ctl.step)
         info = await asyncio.to_thread(ctl.info)
         payload = trace.to_dict() if hasattr(trace, "to_dict") else dict(trace)
-        self.broadcast_reply({"type": "step", **payload})
+        text = encode_step(payload, self.settings.ws_max_frame)
+        for conn in list(self.connections):
+            conn.outbox.put_reply(text)
         self._on_info(info)
         self.version += 1
 
@@ -638,6 +650,7 @@ class GameService:
         movetime = fields.movetime_ms if fields.movetime_ms is not None else base.movetime_ms
         iterations = fields.iterations if fields.iterations is not None else base.iterations
         _in_range("threads", threads, 1, s.max_threads)
+        validate_threads(algorithm, threads)
         _in_range("movetime_ms", movetime, s.min_think_ms, s.max_think_ms)
         _in_range("iterations", iterations, 1, s.max_iterations)
         return EngineSettings(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
+from typing import Annotated
 
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -21,35 +22,34 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="CANOPY_", extra="ignore")
 
     host: str = "127.0.0.1"
-    port: int = Field(8000, ge=1, le=65535)
+    port: Annotated[int, Field(ge=1, le=65535)] = 8000
     data_dir: Path = Path("./data")
-    database_url: str | None = None  # default: SQLite in data_dir (used by the persistence layer)
+    database_url: str | None = None  # default: SQLite in data_dir (the persistence layer)
 
     # Searches: at most ``max_searches`` run at once; the rest wait in a visible queue.
-    max_searches: int = Field(_CORES, ge=1)
-    max_threads: int = Field(_CORES, ge=1, description="root-parallel threads per search")
-    node_budget: int = Field(2_000_000, ge=1_000, description="tree nodes per game")
+    max_searches: Annotated[int, Field(ge=1)] = _CORES
+    max_threads: Annotated[int, Field(ge=1)] = _CORES  # root-parallel threads per search
+    node_budget: Annotated[int, Field(ge=1_000)] = 2_000_000  # tree nodes per game
 
-    # The engine's budget per move, and the limits a client may ask for.
-    think_ms: int = Field(1000, ge=1, description="default think time per engine move")
-    min_think_ms: int = Field(10, ge=1)
-    max_think_ms: int = Field(600_000, ge=1)
-    iterations: int = Field(10_000, ge=1, description="default iteration budget per move")
-    max_iterations: int = Field(50_000_000, ge=1)
-    analysis_ms: int = Field(
-        600_000, ge=1, description="an analysis search stops by itself after this long"
-    )
+    # The engine's budget per move (defaults), and the limits a client may ask for.
+    think_ms: Annotated[int, Field(ge=1)] = 1000
+    min_think_ms: Annotated[int, Field(ge=1)] = 10
+    max_think_ms: Annotated[int, Field(ge=1)] = 600_000
+    iterations: Annotated[int, Field(ge=1)] = 10_000
+    max_iterations: Annotated[int, Field(ge=1)] = 50_000_000
+    analysis_ms: Annotated[int, Field(ge=1)] = 600_000  # an analysis stops by itself after
 
-    # Streaming.
-    stats_hz: float = Field(10.0, gt=0, le=60, description="stats frames per second per client")
-    ws_max_frame: int = Field(65536, ge=1024, description="bytes; larger frames close with 1009")
-    tree_nodes: int = Field(200, ge=0, description="nodes of the tree sent in stats frames")
+    # Streaming: stats frames per second per client, the frame limit (larger client
+    # frames close the socket with 1009), and the tree nodes sent in each stats frame.
+    stats_hz: Annotated[float, Field(gt=0, le=60)] = 10.0
+    ws_max_frame: Annotated[int, Field(ge=1024)] = 65536
+    tree_nodes: Annotated[int, Field(ge=0)] = 200
 
-    # Games kept in memory.
-    max_games: int = Field(1000, ge=1)
-    game_idle_s: float = Field(6 * 3600, gt=0, description="unwatched games are dropped after")
+    # Games kept in memory; an unwatched, idle game is dropped after ``game_idle_s``.
+    max_games: Annotated[int, Field(ge=1)] = 1000
+    game_idle_s: Annotated[float, Field(gt=0)] = 6 * 3600
 
-    warmup: bool = Field(True, description="compile the numba kernels at startup")
+    warmup: bool = True  # compile the numba kernels in the background at startup
 
     @model_validator(mode="after")
     def _ranges_are_consistent(self) -> Settings:

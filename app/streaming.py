@@ -197,6 +197,49 @@ def _jsonable(extra: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _rounded(obj: Any) -> Any:
+    if isinstance(obj, float):
+        return num(obj)
+    if isinstance(obj, dict):
+        return {k: _rounded(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_rounded(v) for v in obj]
+    return obj
+
+
+def encode_step(trace: Mapping[str, Any], max_bytes: int) -> str:
+    """A ``step`` frame under ``max_bytes``: rounded numbers, then fewer siblings per level.
+
+    A selection level lists every sibling with its formula values; in a wide
+    position deep in a search that can outgrow a frame, so the chosen child
+    and the best-scoring siblings are kept and the rest counted.
+    """
+    limit = max_bytes - FRAME_MARGIN
+    payload = {"type": "step", **_rounded(dict(trace))}
+    text = dumps(payload)
+    for keep in (24, 12, 6, 2, 0):
+        if len(text.encode()) <= limit:
+            return text
+        for level in payload.get("selection") or []:
+            children = level.get("children")
+            if isinstance(children, list) and len(children) > keep:
+                chosen = [c for c in children if c.get("chosen")]
+                rest = sorted(
+                    (c for c in children if not c.get("chosen")),
+                    key=lambda c: -(c.get("score") or 0.0),
+                )
+                level["children"] = chosen + rest[: max(0, keep - len(chosen))]
+                level["children_trimmed"] = len(children) - len(level["children"])
+        simulation = payload.get("simulation")
+        if isinstance(simulation, dict) and isinstance(simulation.get("moves"), list):
+            moves = simulation["moves"]
+            if len(moves) > 64:
+                simulation["moves_trimmed"] = len(moves) - 64
+                simulation["moves"] = moves[:64]
+        text = dumps(payload)
+    return text
+
+
 class Outbox:
     """What one connection still has to send: latest state, latest stats, a few replies.
 

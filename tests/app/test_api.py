@@ -120,6 +120,7 @@ def test_a_game_can_start_from_a_fen_with_engine_settings(client: TestClient) ->
         ({"params": {"c": -3}}, 400, "bad_params", "c"),
         ({"params": {"bogus": 1}}, 400, "bad_params", "bogus"),
         ({"threads": 3}, 400, "bad_params", "threads"),
+        ({"algorithm": "alphabeta", "threads": 2}, 400, "bad_params", "threads"),
         ({"movetime_ms": 999_999}, 400, "bad_params", "movetime_ms"),
         ({"game": "go"}, 422, "bad_request", "game"),
         ({"human": "robot"}, 422, "bad_request", "human"),

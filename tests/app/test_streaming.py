@@ -12,7 +12,7 @@ import pytest
 
 from app.pool import SearchPool
 from app.schemas import StatsFrame
-from app.streaming import Outbox, Snapshot, num
+from app.streaming import Outbox, Snapshot, encode_step, num
 from engine.search.info import MoveStats, SearchInfo, TreeNodeInfo
 
 STATUS = {
@@ -208,3 +208,27 @@ def test_the_pool_admits_up_to_capacity_and_queues_the_rest_in_order() -> None:
 def test_the_pool_refuses_a_zero_capacity() -> None:
     with pytest.raises(ValueError, match="capacity"):
         SearchPool(0)
+
+
+def test_a_wide_deep_step_trace_is_trimmed_under_the_limit_keeping_the_chosen_child() -> None:
+    level = {
+        "node": 0,
+        "children": [
+            {"node": k, "move": "a2a3", "san": "a3", "score": k / 1000, "q": 0.123456789}
+            | {"chosen": k == 3}
+            for k in range(300)
+        ],
+    }
+    trace = {
+        "selection": [dict(level) for _ in range(12)],
+        "expansion": {},
+        "simulation": {"kind": "playout", "moves": ["e2e4"] * 500},
+        "backpropagation": [],
+    }
+    text = encode_step(trace, 65536)
+    assert len(text.encode()) < 65536
+    frame = json.loads(text)
+    first = frame["selection"][0]
+    assert any(c["chosen"] for c in first["children"])
+    assert first["children_trimmed"] == 300 - len(first["children"])
+    assert frame["simulation"]["moves_trimmed"] == 500 - 64

@@ -134,6 +134,7 @@ REFUSALS = [
     ({"type": "settings", "params": {"c": 99}}, "bad_params"),
     ({"type": "settings", "params": {"wat": 1}}, "bad_params"),
     ({"type": "settings", "threads": 64}, "bad_params"),
+    ({"type": "settings", "algorithm": "alphabeta", "threads": 2}, "bad_params"),
     ({"type": "settings", "movetime_ms": 1}, "bad_params"),
     ({"type": "settings", "human": "martian"}, "bad_request"),
     ({"type": "setup", "fen": "rnbqkbnr/pppppppp/8/8 w"}, "invalid_fen"),

@@ -32,12 +32,21 @@ export function show(el, visible) {
 }
 
 /** Brief message at the bottom of the screen (errors from the server, copy confirmations). */
-export function toast(message, kind = "error", ms = 4500) {
+export function toast(message, kind = "error", ms = 4500, key = null) {
   const box = $("toasts");
-  const item = h("div", { class: `toast ${kind}`, role: kind === "error" ? "alert" : "status" }, message);
+  if (key) {
+    const existing = box.querySelector(`[data-key="${key}"]`);
+    if (existing) {
+      existing.textContent = message;
+      clearTimeout(existing.timer);
+      existing.timer = setTimeout(() => existing.remove(), ms);
+      return;
+    }
+  }
+  const item = h("div", { class: `toast ${kind}`, role: kind === "error" ? "alert" : "status", dataset: key ? { key } : {} }, message);
   box.append(item);
   while (box.children.length > 4) box.firstElementChild.remove();
-  setTimeout(() => item.remove(), ms);
+  item.timer = setTimeout(() => item.remove(), ms);
 }
 
 export function formatCount(n) {

@@ -248,7 +248,7 @@ function onFrame(frame) {
       break;
     case "step":
       s.lastStep = frame;
-      toast(stepSummary(frame), "info", 3000);
+      toast(stepSummary(frame), "info", 4000, "step");
       break;
     case "error":
       onError(frame);
@@ -273,16 +273,21 @@ function onError(frame) {
 }
 
 function stepSummary(frame) {
-  const path = Array.isArray(frame.selection) ? frame.selection.length : 0;
+  const back = Array.isArray(frame.backpropagation) ? frame.backpropagation : [];
+  const path = back
+    .slice()
+    .reverse()
+    .map((n) => n.san)
+    .filter(Boolean);
+  const parts = [`Step ${frame.iteration + 1}: ${path.length ? path.join(" ") : "the root"}`];
+  const expanded = frame.expansion && Array.isArray(frame.expansion.nodes) ? frame.expansion.nodes.length : 0;
+  if (expanded) parts.push(`expanded ${expanded} node${expanded === 1 ? "" : "s"}`);
   const sim = frame.simulation || {};
-  const reward = sim.reward ?? sim.result ?? sim.score;
-  const parts = [`Step: selected a path of ${path} node${path === 1 ? "" : "s"}`];
-  const expanded = frame.expansion && (frame.expansion.new_nodes ?? frame.expansion.count ?? frame.expansion.children);
-  if (expanded !== undefined && expanded !== null) {
-    parts.push(`expanded ${Array.isArray(expanded) ? expanded.length : expanded}`);
-  }
-  if (reward !== undefined && reward !== null) parts.push(`reward ${typeof reward === "number" ? reward.toFixed(2) : reward}`);
-  return parts.join(", ");
+  if (sim.kind === "playout" && Array.isArray(sim.moves)) parts.push(`playout of ${sim.moves.length + (sim.moves_trimmed || 0)} plies`);
+  else if (sim.kind) parts.push(sim.kind);
+  const reward = back.length ? back[0].reward : null;
+  if (typeof reward === "number") parts.push(`reward ${reward.toFixed(2)}`);
+  return parts.join(" · ");
 }
 
 function onFirstState() {
