@@ -42,6 +42,9 @@ from engine.search.info import SearchInfo
 
 log = logging.getLogger("canopy.app")
 
+#: In a long game's state frame, the last this many moves keep their board FEN.
+RECENT_FENS = 16
+
 
 class GameNotFoundError(CanopyError):
     code = "not_found"
@@ -196,6 +199,7 @@ class LiveGame:
             "start_fen": s.start_fen,
             "moves": s.moves,
             "history": history,
+            "history_start": 0,  # plies left out of ``history`` (only in very long games)
             "legal": s.legal_moves(),
             "turn": s.turn,
             "check": s.check,
@@ -212,15 +216,23 @@ class LiveGame:
         payload = self.state_payload(role)
         text = dumps(payload)
         limit = self.settings.ws_max_frame - 256
-        # A very long game: drop the per-move board FENs, oldest first (clients
-        # then ask GET /api/games/{id}/positions when browsing that far back).
+        # A very long game. First drop the per-move board FENs, oldest first;
+        # then the oldest history entries themselves (``history_start`` says
+        # how many; ``moves`` stays complete). Clients browsing that far back
+        # ask GET /api/games/{id}/positions, which has no size limit.
         history = payload["history"]
+        keep = len(history) - RECENT_FENS  # the latest positions keep their FENs
         index = 0
-        while len(text.encode()) > limit and index < len(history):
+        while len(text.encode()) > limit and index < keep:
             step = max(1, len(history) // 8)
-            for entry in history[index : index + step]:
+            for entry in history[index : min(index + step, keep)]:
                 entry["fen"] = None
             index += step
+            text = dumps(payload)
+        while len(text.encode()) > limit and payload["history"]:
+            drop = max(1, len(payload["history"]) // 8)
+            payload["history"] = payload["history"][drop:]
+            payload["history_start"] += drop
             text = dumps(payload)
         return text
 

@@ -189,6 +189,7 @@ class StateFrame(BaseModel):
     start_fen: str
     moves: list[str]
     history: list[HistoryEntry]
+    history_start: int = 0  # plies before ``history[0]`` (left out of very long games)
     legal: list[str]
     turn: Literal["white", "black"]
     check: bool

@@ -539,3 +539,27 @@ def test_a_whole_knight_chess_game_over_the_websocket_reaches_a_result(client, c
     parsed = chess.pgn.read_game(io.StringIO(pgn))
     assert parsed.headers["Result"] == state["result"]
     assert len(list(parsed.mainline_moves())) == state["ply"]
+
+
+def test_long_games_keep_state_frames_under_the_limit_by_dropping_old_fens(
+    settings: Settings,
+) -> None:
+    app = create_app(settings.model_copy(update={"ws_max_frame": 6000}))
+    rng = random.Random(3)
+    with TestClient(app) as client:
+        game = new_game(client, human="both")
+        with socket(client, game["ws"]) as ws:
+            state = ws.recv()
+            while state["ply"] < 60 and not state["result"]:
+                ws.send({"type": "move", "uci": rng.choice(state["legal"])})
+                ply = state["ply"]
+                state = ws.state(lambda f, ply=ply: f["ply"] > ply)
+            assert state["_bytes"] < 6000
+            assert len(state["moves"]) == state["ply"]  # the UCI list stays whole
+            start = state["history_start"]
+            assert start > 0 and start + len(state["history"]) == state["ply"]
+            fens = [h["fen"] for h in state["history"]]
+            assert fens[0] is None and fens[-1] is not None  # the oldest go first
+            full = client.get(f"/api/games/{game['id']}/positions").json()["fens"]
+            assert len(full) == state["ply"] + 1
+            assert full[-1] == state["fen"]

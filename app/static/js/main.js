@@ -18,9 +18,11 @@ import {
   isPlayer,
   opposite,
   playerLabel,
+  positionsKey,
   resultText,
   sideLongName,
   sideName,
+  viewedPosition,
 } from "./state.js";
 
 const TOKEN_KEY = (id) => `canopy:token:${id}`;
@@ -347,17 +349,14 @@ function navigateTo(ply) {
 async function ensurePositions() {
   const game = s.game;
   if (!game || s.view.ply === null || s.view.ply === 0) return;
-  const entry = game.history[s.view.ply - 1];
-  if (!entry || entry.fen) return;
-  const key = `${game.id}:${game.version}`;
+  if (viewedPosition(s).fen) return;
+  const key = positionsKey(game);
   if (positionsFetched === key) return;
   positionsFetched = key;
   const res = await fetch(`/api/games/${encodeURIComponent(game.id)}/positions`);
   if (!res.ok) return;
   const { fens } = await res.json();
-  game.history.forEach((m, i) => {
-    if (!m.fen && fens[i + 1]) m.fen = fens[i + 1].split(" ")[0];
-  });
+  s.positions = { key, fens: fens.map((f) => f.split(" ")[0]) };
   scheduleRender();
 }
 

@@ -48,7 +48,14 @@ export function createMoveList({ onNavigate }) {
     const startMove = Number(game.start_fen.split(" ")[5] || 1);
     const items = [];
     let row = null;
-    game.history.forEach((m, i) => {
+    const offset = game.history_start || 0;
+    if (offset) {
+      items.push(
+        h("li", { class: "earlier", value: startMove }, `… ${offset} earlier plies (in the PGN)`),
+      );
+    }
+    game.history.forEach((m, j) => {
+      const i = j + offset;
       const ply = i + 1;
       const plyIndex = i + (startBlack ? 1 : 0);
       const number = startMove + Math.floor(plyIndex / 2);

@@ -10,6 +10,7 @@ export function createState({ gameId = "", token = null } = {}) {
     game: null, // the latest `state` frame
     stats: null, // the latest `stats` frame for the board's position
     lastStep: null, // the latest `step` trace
+    positions: null, // {key, fens}: every board FEN, fetched only for very long games
     limits: null, // GET /api/settings
     algorithms: { chess: null, knight: null }, // GET /api/algorithms?game=…
     statsCount: 0,
@@ -131,18 +132,25 @@ export function viewedPosition(s) {
       turn: game.turn,
     };
   }
+  const startTurn = game.start_fen.split(" ")[1] === "b" ? "black" : "white";
+  const turn = ply % 2 === 0 ? startTurn : opposite(startTurn);
   if (ply === 0) {
-    const turn = game.start_fen.split(" ")[1] === "b" ? "black" : "white";
     return { fen: game.start_fen.split(" ")[0], lastMove: undefined, check: false, turn };
   }
-  const entry = game.history[ply - 1];
-  const turn = opposite(entry.color);
+  // In very long games the oldest history entries (or their FENs) are left out of the
+  // frame; `s.positions` then holds every position, fetched from the server.
+  const entry = game.history[ply - 1 - (game.history_start || 0)];
+  const fallback = s.positions && s.positions.key === positionsKey(game) ? s.positions.fens[ply] : null;
   return {
-    fen: entry.fen, // may be null in very long games (see positions fallback in main.js)
-    lastMove: uciSquares(entry.uci),
-    check: entry.check ? turn : false,
+    fen: (entry && entry.fen) || fallback || null,
+    lastMove: uciSquares(game.moves[ply - 1]),
+    check: entry && entry.check ? turn : false,
     turn,
   };
+}
+
+export function positionsKey(game) {
+  return `${game.id}:${game.version}`;
 }
 
 export function uciSquares(uci) {
