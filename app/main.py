@@ -93,16 +93,10 @@ def _start_warmup(app: FastAPI) -> None:
 
     def warm() -> None:
         try:
-            from engine.search.controller import SearchController
-            from engine.search.registry import describe_algorithms
+            from engine.warm import warm as warm_kernels
 
-            for game in ("chess", "knight"):
-                for algo in describe_algorithms(game):
-                    ctl = SearchController(game, algorithm=algo["name"])
-                    try:
-                        ctl.search(iterations=64)
-                    finally:
-                        ctl.close()
+            seconds = warm_kernels()
+            log.info("search kernels ready in %.1f s", seconds)
         except Exception:  # a failed warm-up only costs the first search a compile
             log.exception("warming the search kernels failed")
         finally:
