@@ -70,3 +70,16 @@ def test_bench_quick_reports_each_result_beside_python_chess(
     for r in results:
         assert r["value"] > 0 and r["baseline"] > 0
         assert r["ratio"] == pytest.approx(r["value"] / r["baseline"])
+
+
+def test_installed_console_script_runs() -> None:
+    from pathlib import Path
+
+    script = Path(sys.executable).with_name("canopy")
+    if not script.exists():
+        pytest.skip("the canopy console script is not installed next to this Python")
+    proc = subprocess.run(
+        [str(script), "perft", "startpos", "2", "--json"], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.strip().splitlines()[-1])["nodes"] == 400
