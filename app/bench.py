@@ -267,6 +267,7 @@ def bench_streaming_throughput(quick: bool) -> BenchResult:
         baseline=headless,
         ratio=value / headless if headless else None,
         note="baseline: the same search headless (goal: ratio >= 0.9)",
+        baseline_label="headless",
     )
 
 

@@ -100,16 +100,17 @@ def cmd_perft(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    from app.bench import register as register_app_benchmarks
     from engine import bench
 
+    register_app_benchmarks()  # the streaming figures need the web app
     results = []
     for result in bench.run(args.only or None, quick=args.quick):
         results.append(result.as_dict())
-        base = f"{result.baseline:,.1f}" if result.baseline else "-"
-        ratio = f"{result.ratio:,.1f}x" if result.ratio else "-"
+        base = f"{result.baseline_label} {result.baseline:,.1f}" if result.baseline else ""
+        ratio = f"ratio {result.ratio:,.2f}x" if result.ratio else ""
         print(
-            f"{result.name:<58} {result.value:>16,.1f} {result.unit:<12} "
-            f"python-chess {base:>12}  ratio {ratio}",
+            f"{result.name:<58} {result.value:>16,.1f} {result.unit:<13} {base:>26}  {ratio}",
             flush=True,
         )
     if args.json:
@@ -240,6 +241,89 @@ def cmd_warm(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------- uci
+
+
+def cmd_uci(args: argparse.Namespace) -> int:
+    from engine.uci.engine import LineWriter, UciEngine
+
+    engine = UciEngine(LineWriter(sys.stdout))
+    if args.game == "knight":
+        engine.handle("setoption name UCI_Variant value knightchess")
+
+    def lines() -> Any:
+        while True:
+            raw = sys.stdin.buffer.readline()
+            if not raw:
+                return
+            yield raw.decode("utf-8", errors="replace")
+
+    engine.run(lines())
+    return 0
+
+
+# ---------------------------------------------------------------- match
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    import os
+    from pathlib import Path
+
+    from engine.match.openings import load_openings
+    from engine.match.report import progress_line, summary, summary_lines
+    from engine.match.runner import Match, MatchConfig, MatchState, TimeControl
+    from engine.match.spec import parse_spec
+    from engine.match.stats import Sprt
+
+    if not args.engine or len(args.engine) != 2:
+        raise UsageError("a match needs exactly two --engine SPECs")
+    engines = (parse_spec(args.engine[0], args.game), parse_spec(args.engine[1], args.game))
+    if args.tc is not None:
+        tc = TimeControl.parse(args.tc)
+    else:
+        tc = TimeControl(movetime_ms=args.movetime)
+    cores = os.cpu_count() or 1
+    need = max(e.threads for e in engines)
+    concurrency = args.concurrency or max(1, cores // need)
+    if concurrency * need > cores:
+        print(
+            f"canopy match: warning: {concurrency} games × {need} threads on {cores} cores",
+            file=sys.stderr,
+        )
+    config = MatchConfig(
+        game=args.game,
+        engines=engines,
+        games=args.games,
+        openings=load_openings(args.openings, args.game),
+        tc=tc,
+        pgn=Path(args.pgn) if args.pgn else None,
+        concurrency=concurrency,
+        max_plies=args.max_plies,
+        sprt=Sprt.parse(args.sprt) if args.sprt else None,
+        ci_target=args.ci_target,
+        seed=args.seed,
+        timemargin_ms=args.timemargin,
+        event=args.event,
+    )
+    tty = sys.stderr.isatty()
+
+    def progress(state: MatchState) -> None:
+        if args.quiet:
+            return
+        line = progress_line(state)
+        print(("\r" + line) if tty else line, end="" if tty else "\n", file=sys.stderr, flush=True)
+
+    state = Match(config, progress=progress).run()
+    if tty and not args.quiet:
+        print(file=sys.stderr)
+    data = summary(config, state)
+    for line in summary_lines(data):
+        print(line)
+    if args.json:
+        emit_json(data)
+    return 0
+
+
 # ---------------------------------------------------------------- serve
 
 
@@ -291,6 +375,38 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("bench", cmd_bench, "benchmark suite, each figure beside python-chess")
     p.add_argument("--quick", action="store_true", help="smaller workloads (for tests)")
     p.add_argument("--only", nargs="+", metavar="NAME", help="run only these benchmarks")
+
+    command("uci", cmd_uci, "a UCI engine on stdin/stdout (for chess GUIs and python-chess)")
+
+    p = command("match", cmd_match, "engine-vs-engine match with Elo and its 95% interval")
+    p.add_argument(
+        "--engine",
+        action="append",
+        metavar="SPEC",
+        help="ALGO[:k=v,...] (e.g. bfms:threads=2) or uci:COMMAND[:Option=v,...]; give two",
+    )
+    p.add_argument("--games", type=_positive_int, default=20, help="games to play (at most)")
+    clock = p.add_mutually_exclusive_group()
+    clock.add_argument("--movetime", type=_positive_int, default=100, metavar="MS")
+    clock.add_argument(
+        "--tc", default=None, metavar="BASE+INC", help="clock in seconds, e.g. 10+0.1"
+    )
+    p.add_argument("--openings", default=None, metavar="FILE", help="FEN/EPD per line")
+    p.add_argument("--pgn", default=None, metavar="OUT", help="write the games here")
+    p.add_argument("--concurrency", type=_positive_int, default=None, help="games in parallel")
+    p.add_argument("--max-plies", type=_positive_int, default=None, help="adjudicate a draw")
+    p.add_argument("--sprt", default=None, metavar="ELO0,ELO1[,ALPHA,BETA]")
+    p.add_argument(
+        "--ci-target",
+        type=float,
+        default=None,
+        metavar="ELO",
+        help="stop once the 95%% interval is within ±ELO (after 20 games)",
+    )
+    p.add_argument("--seed", type=_nonnegative_int, default=1)
+    p.add_argument("--timemargin", type=_nonnegative_int, default=500, metavar="MS")
+    p.add_argument("--event", default="Canopy match")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
 
     for extra in _EXTRA_COMMANDS:
         extra(command)

@@ -31,16 +31,22 @@ class BenchResult:
     baseline: float | None  # python-chess doing the same work, same unit
     ratio: float | None  # value / baseline
     note: str = ""
+    baseline_label: str = "python-chess"  # what the baseline is: python-chess unless stated
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
 
 
 def _result(
-    name: str, value: float, unit: str, baseline: float | None, note: str = ""
+    name: str,
+    value: float,
+    unit: str,
+    baseline: float | None,
+    note: str = "",
+    label: str = "python-chess",
 ) -> BenchResult:
     ratio = value / baseline if baseline else None
-    return BenchResult(name, value, unit, baseline, ratio, note)
+    return BenchResult(name, value, unit, baseline, ratio, note, label if baseline else "")
 
 
 def _timed(fn: Callable[[], object], min_seconds: float) -> tuple[int, float]:
@@ -122,6 +128,7 @@ def bench_threads(quick: bool) -> BenchResult:
     return _result(
         "uct 2 threads vs 1 (chess start)", two, "iterations/s", one,
         note="baseline is our own single-thread rate; the ratio is the speed-up",
+        label="1 thread",
     )  # fmt: skip
 
 
