@@ -328,9 +328,9 @@ def cmd_match(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    import uvicorn
+    from app.server import serve
 
-    uvicorn.run("app.main:create_app", factory=True, host=args.host, port=args.port)
+    serve(args.host, args.port)  # settings (CANOPY_*) fill in the rest, e.g. ws_max_size
     return 0
 
 
@@ -349,8 +349,8 @@ def build_parser() -> argparse.ArgumentParser:
         return p
 
     p = command("serve", cmd_serve, "serve the web app")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--host", default=None, help="default: CANOPY_HOST or 127.0.0.1")
+    p.add_argument("--port", type=int, default=None, help="default: CANOPY_PORT or 8000")
 
     p = command("perft", cmd_perft, "count the leaves of the legal-move tree")
     p.add_argument("fen", metavar="FEN", help="a FEN, or 'startpos'")
