@@ -12,6 +12,7 @@ import random
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
+from typing import cast
 
 import chess
 
@@ -21,6 +22,7 @@ from engine.core.convert import state_from_fen
 from engine.core.perft import perft
 from engine.core.playout import CAPTURE_FIRST, DEFAULT_PLY_CAP, UNIFORM, playouts
 from engine.rules.knight import KnightChessBoard
+from engine.search.algorithm import Worker
 
 
 @dataclass(frozen=True)
@@ -148,7 +150,7 @@ def bench_memory(quick: bool) -> BenchResult:
 
     controller = SearchController("chess", algorithm="bfms", seed=1, tree_size=0)
     info = controller.search(iterations=2000 if quick else 20_000)
-    tree = controller.workers[0].tree
+    tree = cast(Worker, controller.workers[0]).tree
     return _result(
         "tree bytes per node", tree.memory_bytes / tree.capacity, "bytes", None,
         note=f"{BYTES_PER_NODE} bytes of fields per node; {info.nodes} nodes use "

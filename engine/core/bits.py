@@ -12,6 +12,8 @@ repeat exactly for a given seed, in any thread.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit, types
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
@@ -24,38 +26,36 @@ U32 = np.uint64(32)
 U63 = np.uint64(63)
 FULL = np.uint64(0xFFFFFFFFFFFFFFFF)
 
-JIT = {"cache": True, "nogil": True}
-
 
 @intrinsic
-def _ctpop(typingctx, x):  # type: ignore[no-untyped-def]
+def _ctpop(typingctx: Any, x: Any) -> Any:
     sig = types.uint64(types.uint64)
 
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
         return builder.ctpop(args[0])
 
     return sig, codegen
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def popcount(x: np.uint64) -> int:
     """Number of set bits."""
     return np.int64(_ctpop(x))
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def lsb(x: np.uint64) -> int:
     """Index of the lowest set bit (x must be non-zero)."""
     return np.int64(trailing_zeros(x))
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def msb(x: np.uint64) -> int:
     """Index of the highest set bit (x must be non-zero)."""
     return np.int64(63) - np.int64(leading_zeros(x))
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def pop_lsb(x: np.uint64) -> np.uint64:
     """x with its lowest set bit cleared."""
     return x & (x - U1)
@@ -76,7 +76,7 @@ def new_rng(seed: int) -> np.ndarray:
     return np.array([seed & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def rng_next(rng: np.ndarray) -> np.uint64:
     """Next 64 random bits (splitmix64)."""
     rng[0] += GOLDEN
@@ -86,13 +86,13 @@ def rng_next(rng: np.ndarray) -> np.uint64:
     return z ^ (z >> S31)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def rng_below(rng: np.ndarray, n: int) -> int:
     """Uniform integer in [0, n) for 0 < n < 2**32 (multiply-shift, no modulo bias worth noting)."""
     return np.int64(((rng_next(rng) >> U32) * np.uint64(n)) >> U32)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def rng_float(rng: np.ndarray) -> float:
     """Uniform float in [0, 1)."""
     return float(rng_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)

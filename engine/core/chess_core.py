@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.core.bits import FULL, JIT, U0, U1, lsb, msb, pop_lsb, popcount
+from engine.core.bits import FULL, U0, U1, lsb, msb, pop_lsb, popcount
 from engine.core.state import (
     BISHOP,
     BLACK_BB,
@@ -80,7 +80,7 @@ _CASTLE_KING = np.array([(4, 6), (4, 2), (60, 62), (60, 58)], dtype=np.int64)
 # ---------------------------------------------------------------- attacks
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def _ray_up(d: int, sq: int, occ: np.uint64) -> np.uint64:
     ray = RAYS[d, sq]
     blockers = ray & occ
@@ -89,7 +89,7 @@ def _ray_up(d: int, sq: int, occ: np.uint64) -> np.uint64:
     return ray
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def _ray_down(d: int, sq: int, occ: np.uint64) -> np.uint64:
     ray = RAYS[d, sq]
     blockers = ray & occ
@@ -98,12 +98,12 @@ def _ray_down(d: int, sq: int, occ: np.uint64) -> np.uint64:
     return ray
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def rook_attacks(sq: int, occ: np.uint64) -> np.uint64:
     return _ray_up(N, sq, occ) | _ray_up(E, sq, occ) | _ray_down(S, sq, occ) | _ray_down(W, sq, occ)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def bishop_attacks(sq: int, occ: np.uint64) -> np.uint64:
     return (
         _ray_up(NE, sq, occ)
@@ -113,7 +113,7 @@ def bishop_attacks(sq: int, occ: np.uint64) -> np.uint64:
     )
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def attackers_of(s: np.ndarray, sq: int, occ: np.uint64, by: int) -> np.uint64:
     """Pieces of colour ``by`` attacking ``sq`` given occupancy ``occ``."""
     them = s[WHITE_BB + by]
@@ -129,7 +129,7 @@ def attackers_of(s: np.ndarray, sq: int, occ: np.uint64, by: int) -> np.uint64:
     return a & them
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def is_attacked(s: np.ndarray, sq: int, occ: np.uint64, by: int) -> bool:
     them = s[WHITE_BB + by]
     if PAWN_ATTACKS[1 - by, sq] & s[PAWN] & them:
@@ -145,7 +145,7 @@ def is_attacked(s: np.ndarray, sq: int, occ: np.uint64, by: int) -> bool:
     return bool(BISHOP_EMPTY[sq] & diag and bishop_attacks(sq, occ) & diag)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def in_check(s: np.ndarray) -> bool:
     us = np.int64(s[TURN])
     king = s[KING] & s[WHITE_BB + us]
@@ -154,7 +154,7 @@ def in_check(s: np.ndarray) -> bool:
     return is_attacked(s, lsb(king), s[WHITE_BB] | s[BLACK_BB], 1 - us)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def piece_at(s: np.ndarray, sq: int) -> int:
     """Piece type on ``sq`` or -1."""
     b = SQ[sq]
@@ -167,7 +167,7 @@ def piece_at(s: np.ndarray, sq: int) -> int:
 # ---------------------------------------------------------------- move generation
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def _add_targets(out: np.ndarray, n: int, frm: int, targets: np.uint64, enemy: np.uint64) -> int:
     while targets:
         to = lsb(targets)
@@ -180,7 +180,7 @@ def _add_targets(out: np.ndarray, n: int, frm: int, targets: np.uint64, enemy: n
     return n
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def _add_pawn_move(out: np.ndarray, n: int, m: int, to: int) -> int:
     if to >= 56 or to < 8:
         for promo in (QUEEN, ROOK, BISHOP, KNIGHT):
@@ -191,7 +191,7 @@ def _add_pawn_move(out: np.ndarray, n: int, m: int, to: int) -> int:
     return n + 1
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def legal_moves(s: np.ndarray, out: np.ndarray) -> int:
     """Write every legal move of ``s`` into ``out``; return how many."""
     us = np.int64(s[TURN])
@@ -315,7 +315,7 @@ def legal_moves(s: np.ndarray, out: np.ndarray) -> int:
 # ---------------------------------------------------------------- make
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def make_move(s: np.ndarray, m: int) -> None:
     """Play legal move ``m`` on ``s`` in place (callers copy first: copy-make)."""
     frm = m & 63
@@ -380,7 +380,7 @@ def make_move(s: np.ndarray, m: int) -> None:
 # ---------------------------------------------------------------- end of game
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def _insufficient_for(s: np.ndarray, color: int) -> bool:
     """Mirror of python-chess ``has_insufficient_material`` (same rules, same order)."""
     own = s[WHITE_BB + color]
@@ -395,12 +395,12 @@ def _insufficient_for(s: np.ndarray, color: int) -> bool:
     return True
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def insufficient_material(s: np.ndarray) -> bool:
     return _insufficient_for(s, 0) and _insufficient_for(s, 1)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def status(s: np.ndarray, n_legal: int) -> int:
     """Why the game is over (a status code) or ONGOING, given the legal-move count.
 
@@ -418,7 +418,7 @@ def status(s: np.ndarray, n_legal: int) -> int:
     return ONGOING
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def result(s: np.ndarray, code: int) -> int:
     """+1 / 0 / -1 from White's point of view for a finished game."""
     if code == CHECKMATE:

@@ -10,11 +10,10 @@ import numpy as np
 from numba import njit
 
 from engine.core import chess_core, knight_core
-from engine.core.bits import JIT
 from engine.core.state import CHESS, GAME
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def legal_moves(s: np.ndarray, out: np.ndarray) -> int:
     """Write the legal moves of ``s`` into ``out`` (length >= MAX_MOVES); return the count."""
     if s[GAME] == CHESS:
@@ -22,7 +21,7 @@ def legal_moves(s: np.ndarray, out: np.ndarray) -> int:
     return knight_core.legal_moves(s, out)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def make_move(s: np.ndarray, m: int) -> None:
     """Play legal move ``m`` on ``s`` in place."""
     if s[GAME] == CHESS:
@@ -31,7 +30,7 @@ def make_move(s: np.ndarray, m: int) -> None:
         knight_core.make_move(s, m)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def status(s: np.ndarray, n_legal: int) -> int:
     """Status code (``ONGOING`` or why the game ended) given the legal-move count."""
     if s[GAME] == CHESS:
@@ -39,7 +38,7 @@ def status(s: np.ndarray, n_legal: int) -> int:
     return knight_core.status(s, n_legal)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def result(s: np.ndarray, code: int) -> int:
     """+1 / 0 / -1 from White's point of view for a finished game."""
     if s[GAME] == CHESS:
@@ -47,7 +46,7 @@ def result(s: np.ndarray, code: int) -> int:
     return knight_core.result(s, code)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def in_check(s: np.ndarray) -> bool:
     """Whether the side to move is in check (never, in knight chess)."""
     if s[GAME] == CHESS:
@@ -55,7 +54,7 @@ def in_check(s: np.ndarray) -> bool:
     return False
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def cap_result(s: np.ndarray) -> int:
     """Score of a playout stopped by its ply cap, for White.
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.core.bits import JIT, U0, U1, lsb, pop_lsb, popcount
+from engine.core.bits import U0, U1, lsb, pop_lsb, popcount
 from engine.core.state import (
     EP,
     FLAG_CAPTURE,
@@ -33,7 +33,7 @@ PLY_LIMIT = 200  # rule 2: the game ends after 200 plies counted from the start
 SQ = np.array([1 << i for i in range(64)], dtype=np.uint64)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def legal_moves(s: np.ndarray, out: np.ndarray) -> int:
     """Write every legal knight jump of ``s`` into ``out``; return how many."""
     us = np.int64(s[TURN])
@@ -56,7 +56,7 @@ def legal_moves(s: np.ndarray, out: np.ndarray) -> int:
     return n
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def make_move(s: np.ndarray, m: int) -> None:
     """Play legal move ``m`` on ``s`` in place."""
     frm = m & 63
@@ -81,7 +81,7 @@ def make_move(s: np.ndarray, m: int) -> None:
     s[HASH] = h
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def status(s: np.ndarray, n_legal: int) -> int:
     """Rules 1-3 in order: extinction, the 200-ply limit, no legal move."""
     if not s[WHITE_BB] or not s[WHITE_BB + 1]:
@@ -93,7 +93,7 @@ def status(s: np.ndarray, n_legal: int) -> int:
     return ONGOING
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def material_result(s: np.ndarray) -> int:
     """Rule 2 scoring: more knights wins, equal counts draw; +1/0/-1 for White."""
     diff = popcount(s[WHITE_BB]) - popcount(s[WHITE_BB + 1])
@@ -104,7 +104,7 @@ def material_result(s: np.ndarray) -> int:
     return 0
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def result(s: np.ndarray, code: int) -> int:
     """+1 / 0 / -1 from White's point of view for a finished game.
 

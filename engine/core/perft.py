@@ -9,12 +9,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.core.bits import JIT
 from engine.core.games import legal_moves, make_move
 from engine.core.state import MAX_MOVES, STATE_SIZE
 
 
-@njit("int64(uint64[:, ::1], int32[:, ::1], int64, int64)", **JIT)
+@njit("int64(uint64[:, ::1], int32[:, ::1], int64, int64)", cache=True, nogil=True)
 def _perft(states: np.ndarray, moves: np.ndarray, ply: int, depth: int) -> int:
     n = legal_moves(states[ply], moves[ply])
     if depth <= 1:
@@ -28,7 +27,7 @@ def _perft(states: np.ndarray, moves: np.ndarray, ply: int, depth: int) -> int:
     return total
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def perft(s: np.ndarray, depth: int) -> int:
     """Number of leaf positions ``depth`` plies below ``s`` (1 for depth 0)."""
     if depth == 0:
@@ -39,7 +38,7 @@ def perft(s: np.ndarray, depth: int) -> int:
     return _perft(states, moves, 0, depth)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def divide(s: np.ndarray, depth: int, out_moves: np.ndarray, out_counts: np.ndarray) -> int:
     """Per-root-move leaf counts (``perft divide``), for locating generator bugs."""
     states = np.empty((depth + 1, STATE_SIZE), dtype=np.uint64)

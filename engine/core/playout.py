@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.core.bits import JIT, rng_below
+from engine.core.bits import rng_below
 from engine.core.games import cap_result, legal_moves, make_move, result, status
 from engine.core.state import (
     CHESS,
@@ -36,7 +36,7 @@ POLICIES = {"uniform": UNIFORM, "capture_first": CAPTURE_FIRST}
 DEFAULT_PLY_CAP = 200
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def choose_move(moves: np.ndarray, n: int, policy: int, rng: np.ndarray) -> int:
     """Pick one of ``moves[:n]`` according to ``policy``."""
     if policy == CAPTURE_FIRST:
@@ -54,7 +54,7 @@ def choose_move(moves: np.ndarray, n: int, policy: int, rng: np.ndarray) -> int:
     return moves[rng_below(rng, n)]
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def _repeated_three_times(hist: np.ndarray, ply: int, reversible: int) -> bool:
     """Whether hist[ply] occurred twice before within the reversible plies of this playout."""
     seen = 0
@@ -68,7 +68,7 @@ def _repeated_three_times(hist: np.ndarray, ply: int, reversible: int) -> bool:
     return False
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def playout(
     s: np.ndarray,
     rng: np.ndarray,
@@ -106,7 +106,7 @@ def playout(
     return PLY_CAP, cap_result(s), ply_cap
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def playouts(
     root: np.ndarray, count: int, rng: np.ndarray, ply_cap: int, policy: int
 ) -> np.ndarray:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.core.bits import JIT, lsb, pop_lsb
+from engine.core.bits import lsb, pop_lsb
 from engine.core.state import CASTLING, EP, TURN, WHITE_BB
 from engine.core.tables import ZOBRIST_CASTLE, ZOBRIST_EP, ZOBRIST_PIECE, ZOBRIST_SIDE
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def full_hash(s: np.ndarray) -> np.uint64:
     """The key of ``s`` from its pieces, side, castling rights and en-passant square."""
     h = ZOBRIST_CASTLE[s[CASTLING]] ^ ZOBRIST_EP[s[EP]]

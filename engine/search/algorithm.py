@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
@@ -115,7 +115,7 @@ class Algorithm:
     @classmethod
     def make_worker(
         cls, root: np.ndarray, params: dict[str, Any], seed: int, thread: int, node_budget: int
-    ) -> Worker:
+    ) -> SearchWorker:
         raise NotImplementedError
 
     @classmethod
@@ -127,6 +127,23 @@ class Algorithm:
     @classmethod
     def kernel_params(cls, params: dict[str, Any]) -> np.ndarray:
         raise NotImplementedError
+
+
+class SearchWorker(Protocol):
+    """What the controller and the snapshot builder use of a worker (MCTS or alphabeta)."""
+
+    thread: int
+    history_keys: list[int]
+
+    @property
+    def iterations(self) -> int: ...
+    @property
+    def memory_bytes(self) -> int: ...
+    def run(self, max_iters: int, stop: np.ndarray) -> tuple[int, int]: ...
+    def step(self, stop: np.ndarray) -> int: ...
+    def root_children(self) -> list[tuple[int, ChildStats]]: ...
+    def principal_variation(self, node: int, limit: int = ...) -> list[int]: ...
+    def advance(self, move: int) -> bool: ...
 
 
 def thread_seed(seed: int, thread: int) -> int:
@@ -165,6 +182,7 @@ class Worker:
         self.no_record = np.zeros(0, dtype=np.int32)
         self.record = np.zeros(max(ply_cap, 1), dtype=np.int32)
         self._visits_offset = 0  # root visits this worker did not make (a reused subtree)
+        self.history_keys: list[int] = []  # (repetition before the root: alphabeta only)
         self.extra: Any = None  # algorithm-specific scratch (e.g. an alpha-beta context)
 
     @property

@@ -21,7 +21,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-from engine.core.bits import JIT
 from engine.core.chess_core import piece_at
 from engine.core.games import legal_moves, make_move, result, status
 from engine.core.state import (
@@ -116,7 +115,7 @@ class SearchContext:
 # ---------------------------------------------------------------- helpers
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def terminal_score(s: np.ndarray, code: int, ply: int) -> float:
     """Score of a finished game for the side to move at ``s``."""
     r = result(s, code)
@@ -129,7 +128,7 @@ def terminal_score(s: np.ndarray, code: int, ply: int) -> float:
     return 0.0
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def to_tt(score: float, ply: int) -> float:
     if score > WIN / 2:
         return score + PLY_PENALTY * ply
@@ -138,7 +137,7 @@ def to_tt(score: float, ply: int) -> float:
     return score
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def from_tt(score: float, ply: int) -> float:
     if score > WIN / 2:
         return score - PLY_PENALTY * ply
@@ -147,7 +146,7 @@ def from_tt(score: float, ply: int) -> float:
     return score
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def _victim_rank(s: np.ndarray, m: int) -> int:
     if s[GAME] != CHESS:
         return 1
@@ -155,7 +154,7 @@ def _victim_rank(s: np.ndarray, m: int) -> int:
     return 0 if pt < 0 else pt  # en passant: the target square is empty, a pawn
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def score_moves(
     s: np.ndarray, moves: np.ndarray, order: np.ndarray, n: int, hash_move: int, killers: np.ndarray
 ) -> None:
@@ -177,7 +176,7 @@ def score_moves(
             order[i] = 0
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def pick_next(moves: np.ndarray, order: np.ndarray, i: int, n: int) -> int:
     """Selection sort step: move the best remaining move to position i and return it."""
     best = i
@@ -190,7 +189,7 @@ def pick_next(moves: np.ndarray, order: np.ndarray, i: int, n: int) -> int:
     return moves[i]
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def _repeated(states: np.ndarray, ply: int, history: np.ndarray, hist_len: int) -> bool:
     """The position at ``ply`` occurred before on this line or in the game (reversibly)."""
     s = states[ply]
@@ -213,7 +212,7 @@ def _repeated(states: np.ndarray, ply: int, history: np.ndarray, hist_len: int) 
     return False
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def _poll(stats: np.ndarray, stop: np.ndarray) -> bool:
     """Count a node; every 1024 nodes look at the stop flag and the node limit."""
     stats[NODES] += 1
@@ -229,9 +228,10 @@ def _poll(stats: np.ndarray, stop: np.ndarray) -> bool:
 
 @njit(
     types.float64(CONTEXT, types.int64, types.float64, types.float64, types.int64, types.int64),
-    **JIT,
+    cache=True,
+    nogil=True,
 )
-def qsearch(ctx, ply, alpha, beta, ply_offset, qdepth):  # type: ignore[no-untyped-def]
+def qsearch(ctx: tuple, ply: int, alpha: float, beta: float, ply_offset: int, qdepth: int) -> float:
     """Captures (and promotions) only, with stand-pat, until the position is quiet."""
     states, moves, order, killers, pv, pv_len = ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5]
     stats, stop = ctx[11], ctx[12]
@@ -279,9 +279,12 @@ def qsearch(ctx, ply, alpha, beta, ply_offset, qdepth):  # type: ignore[no-untyp
     types.float64(
         CONTEXT, types.int64, types.int64, types.float64, types.float64, types.boolean, types.int64
     ),
-    **JIT,
+    cache=True,
+    nogil=True,
 )
-def negamax(ctx, ply, depth, alpha, beta, quiesce, ply_offset):  # type: ignore[no-untyped-def]
+def negamax(
+    ctx: tuple, ply: int, depth: int, alpha: float, beta: float, quiesce: bool, ply_offset: int
+) -> float:
     """Fail-soft alpha-beta to ``depth`` plies below ``states[ply]``."""
     states, moves, order, killers, pv, pv_len = ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5]
     tt_key, tt_move, tt_score, tt_depth, tt_flag = ctx[6], ctx[7], ctx[8], ctx[9], ctx[10]
@@ -356,14 +359,14 @@ def negamax(ctx, ply, depth, alpha, beta, quiesce, ply_offset):  # type: ignore[
 # ---------------------------------------------------------------- entry points
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def minimax_value(ctx: tuple, s: np.ndarray, depth: int, quiesce: bool, ply_offset: int) -> float:
     """Alpha-beta value of ``s`` for its side to move (uct-minimax's leaf evaluation)."""
     ctx[0][0] = s
     return negamax(ctx, 0, depth, -INF, INF, quiesce, ply_offset)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def search_root(
     ctx: tuple,
     depth: int,

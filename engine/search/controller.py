@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import chess
 import numpy as np
@@ -30,7 +30,15 @@ from engine.core.convert import state_from_board, uci_to_move
 from engine.core.state import HASH
 from engine.errors import CanopyError, GameOverError, InvalidParameterError
 from engine.rules.games import get_game, outcome
-from engine.search.algorithm import DONE, EXHAUSTED, FULL, ROOT_TERMINAL, STOPPED
+from engine.search.algorithm import (
+    DONE,
+    EXHAUSTED,
+    FULL,
+    ROOT_TERMINAL,
+    STOPPED,
+    SearchWorker,
+    Worker,
+)
 from engine.search.info import SearchInfo
 from engine.search.registry import get_algorithm, validate_threads
 from engine.search.snapshot import SanCache, build_info
@@ -88,6 +96,8 @@ class SearchController:
         self._elapsed = 0.0
         self._stop_reason: str | None = None
         self._step_thread = 0
+        self.root: np.ndarray
+        self.workers: list[SearchWorker]
         self.algorithm = get_algorithm(algorithm)
         self.params = self.algorithm.validate(dict(params or {}), self.game.name)
         self.threads = validate_threads(algorithm, threads)
@@ -394,7 +404,8 @@ class SearchController:
         self._elapsed = base_elapsed + elapsed
 
     def _node_count(self) -> int:
-        return sum(w.tree.used for w in self.workers)
+        """Tree nodes in all trees (MCTS workers only)."""
+        return sum(cast(Worker, w).tree.used for w in self.workers)
 
     def _reason(self, codes: list[int], limits: Limits, deadline: float | None, end: float) -> str:
         if FULL in codes:

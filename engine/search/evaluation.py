@@ -23,7 +23,7 @@ import math
 import numpy as np
 from numba import njit
 
-from engine.core.bits import JIT, lsb, pop_lsb, popcount
+from engine.core.bits import lsb, pop_lsb, popcount
 from engine.core.state import (
     BISHOP,
     CHESS,
@@ -79,7 +79,7 @@ def _tables() -> tuple[np.ndarray, np.ndarray]:
 PST_MG, PST_EG = _tables()
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def chess_cp(s: np.ndarray) -> float:
     """Tapered material + piece-square score in centipawns for the side to move."""
     mg = 0
@@ -103,7 +103,7 @@ def chess_cp(s: np.ndarray) -> float:
     return cp if s[TURN] == 0 else -cp
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def knight_cp(s: np.ndarray) -> float:
     """Knight count, mobility and centralisation difference, for the side to move."""
     score = 0
@@ -118,20 +118,20 @@ def knight_cp(s: np.ndarray) -> float:
     return float(score) if s[TURN] == 0 else -float(score)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def centipawns(s: np.ndarray) -> float:
     if s[GAME] == CHESS:
         return chess_cp(s)
     return knight_cp(s)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def squash(cp: float) -> float:
     """Centipawns → [-1, 1] (logistic, 400 cp per factor of ten in odds)."""
     return 2.0 / (1.0 + 10.0 ** (-cp / SQUASH_CP)) - 1.0
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def evaluate(s: np.ndarray) -> float:
     """Static evaluation in [-1, 1] for the side to move."""
     return squash(centipawns(s))

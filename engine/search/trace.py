@@ -130,10 +130,10 @@ def build_trace(
                 )
             )
         best = max(rows, key=lambda r: r["_rank"]) if rows else None
-        for r in rows:
-            r["winner"] = best is not None and r["node"] == best["node"]
-            r["chosen"] = r["node"] == chosen
-            r.pop("_rank")
+        for sibling in rows:
+            sibling["winner"] = best is not None and sibling["node"] == best["node"]
+            sibling["chosen"] = sibling["node"] == chosen
+            sibling.pop("_rank")
         entry["rule"] = "bfms" if algorithm.name == "bfms" else "ucb1"
         entry["formula"] = (
             "eval + C·sqrt(ln N / n)  (n = 0: eval + FPU)"
@@ -211,11 +211,11 @@ def build_trace(
         }
 
     # ---------------------------------------------------------------- back-propagation
-    backprop = []
+    backprop: list[dict[str, Any]] = []
     r = reward
     for node in reversed(path):
         existed = node < used
-        row = {
+        row: dict[str, Any] = {
             **node_name(node),
             "visits_before": int(before_visits[node]) if existed else 0,
             "visits_after": int(tree.visits[node]),

@@ -29,8 +29,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.core.bits import JIT
-
 ROOT = 0
 NONE = -1
 UNKNOWN = -1  # num_legal before the position has been looked at
@@ -90,7 +88,9 @@ class Tree:
         self.budget = budget
         capacity = max(2, min(capacity, budget))
         self.meta = np.zeros(4, dtype=np.int64)
-        self._columns = {name: np.zeros(capacity, dtype=t) for name, t in FIELDS}
+        self._columns: dict[str, np.ndarray] = {
+            name: np.zeros(capacity, dtype=t) for name, t in FIELDS
+        }
         self.meta[CAPACITY] = capacity
         self.clear()
 
@@ -164,7 +164,7 @@ class Tree:
         return out
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def init_node(tree: tuple, node: int, parent: int, move: int, depth: int) -> None:
     (parent_a, first_child, next_sibling, move_a, visits, num_legal, num_children,
      value_sum, value, eval_a, depth_a, flags, outcome, _meta) = tree  # fmt: skip
@@ -183,7 +183,7 @@ def init_node(tree: tuple, node: int, parent: int, move: int, depth: int) -> Non
     outcome[node] = 0
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def add_child(tree: tuple, node: int, move: int) -> int:
     """Append a new child of ``node`` reached by ``move``; return its id (caller ensured room)."""
     first_child, next_sibling = tree[FIRST_CHILD], tree[NEXT_SIBLING]
@@ -201,7 +201,7 @@ def add_child(tree: tuple, node: int, move: int) -> int:
     return child
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def copy_subtree(src: tuple, dst: tuple, new_root: int) -> int:
     """Copy the subtree under ``new_root`` of ``src`` into empty ``dst`` (breadth first).
 
@@ -277,7 +277,7 @@ def reroot(tree: Tree, child: int) -> Tree:
     return fresh
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def top_nodes(tree: tuple, limit: int, max_depth: int) -> np.ndarray:
     """Ids of up to ``limit`` most visited nodes reachable from the root, best first.
 

@@ -193,7 +193,7 @@ class AlphaBeta(Algorithm):
         return child.value + (1e-9 if child.bound == "exact" else 0.0)
 
     @classmethod
-    def make_worker(  # type: ignore[override]
+    def make_worker(
         cls, root: np.ndarray, params: dict[str, Any], seed: int, thread: int, node_budget: int
     ) -> AlphaBetaWorker:
         return AlphaBetaWorker(root, params)

@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from engine.core.bits import JIT
 from engine.core.games import make_move
 from engine.core.state import MAX_MOVES
 from engine.search.algorithm import (
@@ -56,7 +55,7 @@ from engine.search.tree import (
 )
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def bfms_iteration(
     tree: tuple,
     root: np.ndarray,
@@ -95,7 +94,7 @@ def bfms_iteration(
     finfo[F_SCORE] = tree[VALUE][node]
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def bfms_run(
     tree: tuple,
     root: np.ndarray,

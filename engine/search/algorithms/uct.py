@@ -17,7 +17,6 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from engine.core.bits import JIT
 from engine.core.games import make_move
 from engine.core.playout import DEFAULT_PLY_CAP, POLICIES
 from engine.search.algorithm import (
@@ -59,7 +58,7 @@ from engine.search.tree import (
 SIM_PLAYOUT = 1
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def uct_iteration(
     tree: tuple,
     root: np.ndarray,
@@ -115,7 +114,7 @@ def uct_iteration(
     backup_average(tree, node, reward)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def uct_run(
     tree: tuple,
     root: np.ndarray,

@@ -17,7 +17,6 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from engine.core.bits import JIT
 from engine.core.games import make_move
 from engine.core.state import MAX_MOVES
 from engine.search.algorithm import (
@@ -60,7 +59,7 @@ from engine.search.tree import (
 )
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def uct_minimax_iteration(
     tree: tuple,
     root: np.ndarray,
@@ -124,7 +123,7 @@ def uct_minimax_iteration(
     backup_average(tree, node, reward)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def uct_minimax_run(
     tree: tuple,
     root: np.ndarray,

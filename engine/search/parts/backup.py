@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from numba import njit
 
-from engine.core.bits import JIT
 from engine.search.tree import (
     FIRST_CHILD,
     FLAGS,
@@ -18,7 +17,7 @@ from engine.search.tree import (
 )
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def backup_average(tree: tuple, node: int, reward: float) -> None:
     """UCT: add one visit and the reward to every node up to the root.
 
@@ -33,7 +32,7 @@ def backup_average(tree: tuple, node: int, reward: float) -> None:
         node = parent[node]
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def negamax_of_children(tree: tuple, node: int) -> float:
     """``-max(children's values)``: the node's value for the side that moved into it."""
     first_child, next_sibling, value = tree[FIRST_CHILD], tree[NEXT_SIBLING], tree[VALUE]
@@ -46,7 +45,7 @@ def negamax_of_children(tree: tuple, node: int) -> float:
     return -best
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def backup_negamax(tree: tuple, node: int) -> None:
     """bfms: add a visit to every node on the path and overwrite each expanded,
     non-terminal node's value with ``-max(children)`` (negamax), leaf to root."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.core.bits import JIT, rng_below
+from engine.core.bits import rng_below
 from engine.core.games import legal_moves, make_move, result, status
 from engine.core.state import ONGOING, TURN
 from engine.search.evaluation import PLY_PENALTY, WIN, evaluate
@@ -33,7 +33,7 @@ from engine.search.tree import (
 )
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def mark_position(tree: tuple, node: int, s: np.ndarray, n: int, code: int) -> bool:
     """Record the legal-move count and, if the game is over, the outcome; True if terminal."""
     tree[NUM_LEGAL][node] = n
@@ -46,14 +46,14 @@ def mark_position(tree: tuple, node: int, s: np.ndarray, n: int, code: int) -> b
     return True
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def look(tree: tuple, node: int, s: np.ndarray, moves: np.ndarray) -> bool:
     """Generate ``s``'s moves into ``moves``, record them on ``node``; True if terminal."""
     n = legal_moves(s, moves)
     return mark_position(tree, node, s, n, status(s, n))
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def outcome_value(outcome: int, depth: int) -> float:
     """Game-theoretic value for the mover: WIN - 10*depth, its negative, or 0."""
     if outcome > 0:
@@ -63,7 +63,7 @@ def outcome_value(outcome: int, depth: int) -> float:
     return 0.0
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def expand_one(tree: tuple, node: int, s: np.ndarray, moves: np.ndarray, rng: np.ndarray) -> int:
     """Add one child for a random untried move of ``node``; play it on ``s``; return the child."""
     n = legal_moves(s, moves)
@@ -83,7 +83,7 @@ def expand_one(tree: tuple, node: int, s: np.ndarray, moves: np.ndarray, rng: np
     return child
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def expand_all(
     tree: tuple,
     node: int,

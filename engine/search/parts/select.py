@@ -12,13 +12,13 @@ import math
 import numpy as np
 from numba import njit
 
-from engine.core.bits import JIT, rng_below
+from engine.core.bits import rng_below
 from engine.search.tree import FIRST_CHILD, NEXT_SIBLING, NONE, VALUE, VALUE_SUM, VISITS
 
 INF = math.inf
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def ucb1(value_sum: float, visits: int, parent_visits: int, c: float) -> float:
     """UCB1 as in UCT: ``Q/N + c * sqrt(2 ln N_parent / N)``; unvisited children score +inf."""
     if visits == 0:
@@ -26,7 +26,7 @@ def ucb1(value_sum: float, visits: int, parent_visits: int, c: float) -> float:
     return value_sum / visits + c * math.sqrt(2.0 * math.log(parent_visits) / visits)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def select_ucb1(tree: tuple, node: int, c: float) -> int:
     """Child of ``node`` with the highest UCB1 (first in list order on ties)."""
     first_child, next_sibling, visits, value_sum = (
@@ -45,7 +45,7 @@ def select_ucb1(tree: tuple, node: int, c: float) -> int:
     return best
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def bfms_score(value: float, visits: int, parent_visits: int, c: float, fpu: float) -> float:
     """Best-First Minimax with UCT: ``eval + C * sqrt(ln N / n)``; unvisited: ``eval + FPU``."""
     if visits == 0:
@@ -53,7 +53,7 @@ def bfms_score(value: float, visits: int, parent_visits: int, c: float, fpu: flo
     return value + c * math.sqrt(math.log(max(1, parent_visits)) / visits)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def select_bfms(tree: tuple, node: int, c: float, fpu: float) -> int:
     """Child of ``node`` with the highest bfms score (first in list order on ties)."""
     first_child, next_sibling, visits, value = (
@@ -71,7 +71,7 @@ def select_bfms(tree: tuple, node: int, c: float, fpu: float) -> int:
     return best
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def random_unvisited(tree: tuple, node: int, rng: np.ndarray) -> int:
     """A uniformly chosen child of ``node`` with no visits, or NONE."""
     first_child, next_sibling, visits = tree[FIRST_CHILD], tree[NEXT_SIBLING], tree[VISITS]

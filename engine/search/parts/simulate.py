@@ -9,19 +9,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.core.bits import JIT
 from engine.core.playout import playout
 from engine.core.state import TURN
 from engine.search.alphabeta_core import minimax_value
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def outcome_reward(outcome: int) -> float:
     """+1 / 0 / -1 for the mover → 1 / 0.5 / 0."""
     return 0.5 * (outcome + 1)
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def playout_reward(
     s: np.ndarray,
     rng: np.ndarray,
@@ -41,7 +40,7 @@ def playout_reward(
     return 0.5 * (mover_result + 1), code, plies, white
 
 
-@njit(**JIT)
+@njit(cache=True, nogil=True)
 def minimax_reward(
     ctx: tuple, s: np.ndarray, depth: int, quiesce: bool, ply_offset: int, scaled: bool
 ) -> tuple[float, float]:
