@@ -168,7 +168,11 @@ def piece_at(s: np.ndarray, sq: int) -> int:
 
 
 @njit(cache=True, nogil=True)
-def _add_targets(out: np.ndarray, n: int, frm: int, targets: np.uint64, enemy: np.uint64) -> int:
+def add_targets(out: np.ndarray, n: int, frm: int, targets: np.uint64, enemy: np.uint64) -> int:
+    """Append a move from ``frm`` to every target square, flagged as a capture on ``enemy``.
+
+    Shared by both games' generators (a knight-chess jump is a chess knight move).
+    """
     while targets:
         to = lsb(targets)
         targets = pop_lsb(targets)
@@ -238,7 +242,7 @@ def legal_moves(s: np.ndarray, out: np.ndarray) -> int:
     while pieces:
         frm = lsb(pieces)
         pieces = pop_lsb(pieces)
-        n = _add_targets(out, n, frm, KNIGHT_ATTACKS[frm] & mask, enemy)
+        n = add_targets(out, n, frm, KNIGHT_ATTACKS[frm] & mask, enemy)
 
     # Sliders.
     pieces = (s[BISHOP] | s[QUEEN]) & own
@@ -248,7 +252,7 @@ def legal_moves(s: np.ndarray, out: np.ndarray) -> int:
         t = bishop_attacks(frm, occ) & mask
         if pinned & SQ[frm]:
             t &= LINE[ksq, frm]
-        n = _add_targets(out, n, frm, t, enemy)
+        n = add_targets(out, n, frm, t, enemy)
     pieces = (s[ROOK] | s[QUEEN]) & own
     while pieces:
         frm = lsb(pieces)
@@ -256,7 +260,7 @@ def legal_moves(s: np.ndarray, out: np.ndarray) -> int:
         t = rook_attacks(frm, occ) & mask
         if pinned & SQ[frm]:
             t &= LINE[ksq, frm]
-        n = _add_targets(out, n, frm, t, enemy)
+        n = add_targets(out, n, frm, t, enemy)
 
     # Pawns.
     step = 8 if us == WHITE else -8

@@ -11,6 +11,7 @@ import numpy as np
 from numba import njit
 
 from engine.core.bits import U0, U1, lsb, pop_lsb, popcount
+from engine.core.chess_core import add_targets
 from engine.core.state import (
     EP,
     FLAG_CAPTURE,
@@ -44,15 +45,7 @@ def legal_moves(s: np.ndarray, out: np.ndarray) -> int:
     while pieces:
         frm = lsb(pieces)
         pieces = pop_lsb(pieces)
-        targets = KNIGHT_ATTACKS[frm] & ~own
-        while targets:
-            to = lsb(targets)
-            targets = pop_lsb(targets)
-            m = frm | (to << 6)
-            if enemy & SQ[to]:
-                m |= FLAG_CAPTURE
-            out[n] = m
-            n += 1
+        n = add_targets(out, n, frm, KNIGHT_ATTACKS[frm] & ~own, enemy)
     return n
 
 

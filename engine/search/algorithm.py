@@ -17,6 +17,7 @@ import numpy as np
 from engine.core.bits import new_rng
 from engine.core.games import make_move
 from engine.core.state import MAX_MOVES
+from engine.search.codes import DONE, FULL, INFO_SIZE, MAX_PATH
 from engine.search.params import ParamSpec, validate
 from engine.search.tree import (
     NONE,
@@ -25,15 +26,6 @@ from engine.search.tree import (
     Tree,
     reroot,
 )
-
-# Batch kernel return codes (EXHAUSTED: alphabeta reached its maximum depth).
-DONE, FULL, STOPPED, ROOT_TERMINAL, EXHAUSTED = 0, 1, 2, 3, 4
-MAX_PATH = 1024  # deepest path an iteration may walk (the descent stops there)
-INFO_SIZE = 8  # int64 trace slots, see TRACE_* below
-# int trace slots written by every iteration
-T_PATH_LEN, T_FIRST_NEW, T_NEW_COUNT, T_SIM_STATUS, T_SIM_PLIES, T_SIM_WHITE, T_THREAD = range(7)
-# float trace slots
-F_REWARD, F_SCORE = 0, 1
 
 
 @dataclass(frozen=True)

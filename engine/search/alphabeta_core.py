@@ -34,7 +34,7 @@ from engine.core.state import (
     STATE_SIZE,
     TURN,
 )
-from engine.search.evaluation import PLY_PENALTY, WIN, evaluate
+from engine.search.evaluation import PLY_PENALTY, WIN, evaluate, game_value
 
 MAX_PLY = 96
 MAX_QDEPTH = 12
@@ -119,13 +119,7 @@ class SearchContext:
 def terminal_score(s: np.ndarray, code: int, ply: int) -> float:
     """Score of a finished game for the side to move at ``s``."""
     r = result(s, code)
-    if s[TURN] == 1:
-        r = -r
-    if r > 0:
-        return WIN - PLY_PENALTY * ply
-    if r < 0:
-        return -(WIN - PLY_PENALTY * ply)
-    return 0.0
+    return game_value(-r if s[TURN] == 1 else r, ply)
 
 
 @njit(cache=True, nogil=True)
@@ -213,6 +207,15 @@ def _repeated(states: np.ndarray, ply: int, history: np.ndarray, hist_len: int) 
 
 
 @njit(cache=True, nogil=True)
+def extend_pv(pv: np.ndarray, pv_len: np.ndarray, ply: int, m: int) -> None:
+    """The line at ``ply`` becomes ``m`` followed by the line found one ply deeper."""
+    pv[ply, 0] = m
+    length = pv_len[ply + 1]
+    pv[ply, 1 : length + 1] = pv[ply + 1, :length]
+    pv_len[ply] = length + 1
+
+
+@njit(cache=True, nogil=True)
 def _poll(stats: np.ndarray, stop: np.ndarray) -> bool:
     """Count a node; every 1024 nodes look at the stop flag and the node limit."""
     stats[NODES] += 1
@@ -263,10 +266,7 @@ def qsearch(ctx: tuple, ply: int, alpha: float, beta: float, ply_offset: int, qd
             return 0.0
         if score > alpha:
             alpha = score
-            pv[ply, 0] = m
-            length = pv_len[ply + 1]
-            pv[ply, 1 : length + 1] = pv[ply + 1, :length]
-            pv_len[ply] = length + 1
+            extend_pv(pv, pv_len, ply, m)
             if alpha >= beta:
                 break
     return alpha
@@ -338,10 +338,7 @@ def negamax(
             best_move = m
             if score > alpha:
                 alpha = score
-                pv[ply, 0] = m
-                length = pv_len[ply + 1]
-                pv[ply, 1 : length + 1] = pv[ply + 1, :length]
-                pv_len[ply] = length + 1
+                extend_pv(pv, pv_len, ply, m)
                 if alpha >= beta:
                     if not (m & FLAG_CAPTURE) and killers[ply, 0] != m:
                         killers[ply, 1] = killers[ply, 0]

@@ -30,15 +30,8 @@ from engine.core.convert import state_from_board, uci_to_move
 from engine.core.state import HASH
 from engine.errors import CanopyError, GameOverError, InvalidParameterError
 from engine.rules.games import get_game, outcome
-from engine.search.algorithm import (
-    DONE,
-    EXHAUSTED,
-    FULL,
-    ROOT_TERMINAL,
-    STOPPED,
-    SearchWorker,
-    Worker,
-)
+from engine.search.algorithm import SearchWorker, Worker
+from engine.search.codes import DONE, EXHAUSTED, FULL, ROOT_TERMINAL, STOPPED
 from engine.search.info import SearchInfo
 from engine.search.registry import get_algorithm, validate_threads
 from engine.search.snapshot import SanCache, build_info

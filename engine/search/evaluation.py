@@ -126,6 +126,20 @@ def centipawns(s: np.ndarray) -> float:
 
 
 @njit(cache=True, nogil=True)
+def game_value(outcome: int, ply: int) -> float:
+    """A finished game's value for one side: win ``WIN - 10 * ply``, loss its negative, draw 0.
+
+    ``outcome`` is +1 / 0 / -1 for that side; ``ply`` counts from the search root,
+    so a quicker win is worth more.
+    """
+    if outcome > 0:
+        return WIN - PLY_PENALTY * ply
+    if outcome < 0:
+        return -(WIN - PLY_PENALTY * ply)
+    return 0.0
+
+
+@njit(cache=True, nogil=True)
 def squash(cp: float) -> float:
     """Centipawns → [-1, 1] (logistic, 400 cp per factor of ten in odds)."""
     return 2.0 / (1.0 + 10.0 ** (-cp / SQUASH_CP)) - 1.0

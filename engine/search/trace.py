@@ -22,7 +22,8 @@ import numpy as np
 
 from engine.core.convert import move_to_uci
 from engine.core.state import STATUS_NAMES
-from engine.search.algorithm import (
+from engine.search.algorithm import Algorithm
+from engine.search.codes import (
     DONE,
     F_REWARD,
     F_SCORE,
@@ -32,7 +33,6 @@ from engine.search.algorithm import (
     T_SIM_PLIES,
     T_SIM_STATUS,
     T_SIM_WHITE,
-    Algorithm,
 )
 from engine.search.snapshot import SanCache
 from engine.search.tree import ROOT, TERMINAL

@@ -19,14 +19,7 @@ import numpy as np
 from engine.core.convert import legal_move_array
 from engine.core.games import legal_moves, make_move, status
 from engine.core.state import MAX_MOVES, ONGOING
-from engine.search.algorithm import (
-    DONE,
-    EXHAUSTED,
-    ROOT_TERMINAL,
-    STOPPED,
-    Algorithm,
-    ChildStats,
-)
+from engine.search.algorithm import Algorithm, ChildStats
 from engine.search.alphabeta_core import (
     ABORTED,
     EXACT,
@@ -36,6 +29,7 @@ from engine.search.alphabeta_core import (
     SearchContext,
     search_root,
 )
+from engine.search.codes import DONE, EXHAUSTED, ROOT_TERMINAL, STOPPED
 from engine.search.evaluation import evaluate
 from engine.search.params import ParamSpec
 

@@ -13,46 +13,21 @@ Defaults C = 1.5, FPU = 0.5.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 from numba import njit
 
-from engine.core.games import make_move
 from engine.core.state import MAX_MOVES
-from engine.search.algorithm import (
-    DONE,
-    F_SCORE,
-    FULL,
-    MAX_PATH,
-    ROOT_TERMINAL,
-    STOPPED,
-    T_FIRST_NEW,
-    T_NEW_COUNT,
-    T_PATH_LEN,
-    T_SIM_STATUS,
-    Algorithm,
-    ChildStats,
-    Worker,
-)
+from engine.search.algorithm import Algorithm, ChildStats, Worker
+from engine.search.codes import DONE, F_SCORE, GO_ON, MAX_PATH, T_PATH_LEN, T_SIM_STATUS
 from engine.search.params import ParamSpec
 from engine.search.parts.backup import backup_negamax
 from engine.search.parts.expand import expand_all
+from engine.search.parts.final import value_plus_log_visits
+from engine.search.parts.path import begin, descend, guard, record_new
 from engine.search.parts.select import bfms_score, select_bfms
-from engine.search.tree import (
-    CAPACITY,
-    FIRST_CHILD,
-    FLAGS,
-    META,
-    MOVE,
-    NONE,
-    ROOT,
-    TERMINAL,
-    USED,
-    VALUE,
-    Tree,
-)
+from engine.search.tree import FIRST_CHILD, FLAGS, META, NONE, ROOT, TERMINAL, USED, VALUE, Tree
 
 
 @njit(cache=True, nogil=True)
@@ -70,24 +45,17 @@ def bfms_iteration(
     fpu: float,
 ) -> None:
     flags = tree[FLAGS]
-    s[:] = root
+    length = begin(root, s, path, info)
     node = ROOT
-    length = 1
-    path[0] = node
-    info[T_FIRST_NEW] = -1
-    info[T_NEW_COUNT] = 0
     while length < MAX_PATH - 1 and not (flags[node] & TERMINAL):
         if tree[FIRST_CHILD][node] == NONE:
             first_new = tree[META][USED]
             count = expand_all(tree, node, s, moves, child_state, child_moves, True)
             if count:
-                info[T_FIRST_NEW] = first_new
-                info[T_NEW_COUNT] = count
+                record_new(info, first_new, count)
             break
         node = select_bfms(tree, node, c, fpu)
-        make_move(s, tree[MOVE][node])
-        path[length] = node
-        length += 1
+        length = descend(tree, node, s, path, length)
     info[T_PATH_LEN] = length
     info[T_SIM_STATUS] = -1 if flags[node] & TERMINAL else 0
     backup_negamax(tree, node)
@@ -109,16 +77,11 @@ def bfms_run(
     max_iters: int,
     stop: np.ndarray,
 ) -> tuple[int, int]:
-    meta = tree[META]
-    c = kparams[0]
-    fpu = kparams[1]
+    c, fpu = kparams[0], kparams[1]
     for it in range(max_iters):
-        if stop[0]:
-            return it, STOPPED
-        if meta[CAPACITY] - meta[USED] < MAX_MOVES:
-            return it, FULL
-        if tree[FLAGS][ROOT] & TERMINAL:
-            return it, ROOT_TERMINAL
+        code = guard(tree, stop, MAX_MOVES)
+        if code != GO_ON:
+            return it, code
         bfms_iteration(tree, root, s, moves, child_state, child_moves, path, info, finfo, c, fpu)
     return max_iters, DONE
 
@@ -167,10 +130,7 @@ class BFMS(Algorithm):
 
     @classmethod
     def final_key(cls, child: ChildStats, params: dict[str, Any], threads: int) -> float:
-        """eval + ln(visits); an unvisited child ranks below every visited one."""
-        if child.visits == 0:
-            return child.value - 1.0e9
-        return child.value + math.log(child.visits)
+        return value_plus_log_visits(child)
 
     @classmethod
     def pv_key(cls, tree: Tree, node: int) -> float:

@@ -11,51 +11,32 @@ summed root statistics choose by reward/visits.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 from numba import njit
 
-from engine.core.games import make_move
 from engine.core.playout import DEFAULT_PLY_CAP, POLICIES
-from engine.search.algorithm import (
+from engine.search.algorithm import Worker
+from engine.search.algorithms.ucb1_family import C_PARAM, UCB1Family
+from engine.search.codes import (
     DONE,
     F_REWARD,
-    FULL,
+    GO_ON,
     MAX_PATH,
-    ROOT_TERMINAL,
-    STOPPED,
-    T_FIRST_NEW,
-    T_NEW_COUNT,
     T_PATH_LEN,
     T_SIM_PLIES,
     T_SIM_STATUS,
     T_SIM_WHITE,
-    Algorithm,
-    ChildStats,
-    Worker,
 )
 from engine.search.params import ParamSpec
 from engine.search.parts.backup import backup_average
 from engine.search.parts.expand import expand_one, look
-from engine.search.parts.select import select_ucb1, ucb1
+from engine.search.parts.final import FINAL_PARAM
+from engine.search.parts.path import begin, descend, guard, record_new
+from engine.search.parts.select import select_ucb1
 from engine.search.parts.simulate import outcome_reward, playout_reward
-from engine.search.tree import (
-    CAPACITY,
-    FLAGS,
-    META,
-    MOVE,
-    NUM_CHILDREN,
-    NUM_LEGAL,
-    OUTCOME,
-    ROOT,
-    TERMINAL,
-    UNKNOWN,
-    USED,
-)
-
-SIM_PLAYOUT = 1
+from engine.search.tree import FLAGS, NUM_CHILDREN, NUM_LEGAL, OUTCOME, ROOT, TERMINAL, UNKNOWN
 
 
 @njit(cache=True, nogil=True)
@@ -76,29 +57,21 @@ def uct_iteration(
 ) -> None:
     """One UCT iteration: select, expand one, playout, back up. Trace in path/info/finfo/record."""
     flags, num_legal, num_children = tree[FLAGS], tree[NUM_LEGAL], tree[NUM_CHILDREN]
-    s[:] = root
+    length = begin(root, s, path, info)
     node = ROOT
-    length = 0
-    path[length] = node
-    length += 1
-    info[T_FIRST_NEW] = -1
-    info[T_NEW_COUNT] = 0
     while length < MAX_PATH - 1:
         if flags[node] & TERMINAL:
             break
         if num_legal[node] == UNKNOWN and look(tree, node, s, moves):
             break
         if num_children[node] < num_legal[node]:
-            node = expand_one(tree, node, s, moves, rng)
+            node = expand_one(tree, node, s, moves, rng)  # plays the new move on s
             path[length] = node
             length += 1
-            info[T_FIRST_NEW] = node
-            info[T_NEW_COUNT] = 1
+            record_new(info, node, 1)
             break
         node = select_ucb1(tree, node, c)
-        make_move(s, tree[MOVE][node])
-        path[length] = node
-        length += 1
+        length = descend(tree, node, s, path, length)
     info[T_PATH_LEN] = length
     if flags[node] & TERMINAL:
         reward = outcome_reward(tree[OUTCOME][node])
@@ -131,24 +104,18 @@ def uct_run(
     stop: np.ndarray,
 ) -> tuple[int, int]:
     """Up to ``max_iters`` iterations; stops early on the stop flag or a full tree."""
-    meta = tree[META]
-    c = kparams[0]
-    policy = np.int64(kparams[1])
-    ply_cap = np.int64(kparams[2])
+    c, policy, ply_cap = kparams[0], np.int64(kparams[1]), np.int64(kparams[2])
     for it in range(max_iters):
-        if stop[0]:
-            return it, STOPPED
-        if meta[CAPACITY] - meta[USED] < 1:
-            return it, FULL
-        if tree[FLAGS][ROOT] & TERMINAL:
-            return it, ROOT_TERMINAL
+        code = guard(tree, stop, 1)
+        if code != GO_ON:
+            return it, code
         uct_iteration(
             tree, root, s, moves, hist, record, path, info, finfo, rng, c, policy, ply_cap
         )
     return max_iters, DONE
 
 
-class UCT(Algorithm):
+class UCT(UCB1Family):
     name = "uct"
     title = "UCT (random playouts)"
     description = (
@@ -156,12 +123,7 @@ class UCT(Algorithm):
         "play a random game to the end, back up 1 / ½ / 0."
     )
     params = (
-        ParamSpec(
-            "c", "float", round(1 / math.sqrt(2), 6),
-            "exploration constant c in Q/N + c·sqrt(2 ln N_parent / N); "
-            "1/√2 suits rewards in [0, 1]",
-            min=0.0, max=10.0,
-        ),
+        C_PARAM,
         ParamSpec(
             "policy", "choice", "uniform",
             "playout policy: uniform random, or captures only whenever a capture exists",
@@ -173,10 +135,7 @@ class UCT(Algorithm):
             "knight chess: scored by knight count)",
             min=1, max=2000,
         ),
-        ParamSpec(
-            "final", "choice", "visits", "final move: most visits, or highest Q/N",
-            choices=("visits", "q"),
-        ),
+        FINAL_PARAM,
     )  # fmt: skip
 
     @classmethod
@@ -184,18 +143,6 @@ class UCT(Algorithm):
         return np.array(
             [params["c"], POLICIES[params["policy"]], params["ply_cap"]], dtype=np.float64
         )
-
-    @classmethod
-    def selection_score(
-        cls, child: ChildStats, parent_visits: int, params: dict[str, Any]
-    ) -> float:
-        return float(ucb1(child.value_sum, child.visits, max(1, parent_visits), params["c"]))
-
-    @classmethod
-    def final_key(cls, child: ChildStats, params: dict[str, Any], threads: int) -> float:
-        if threads > 1 or params.get("final") == "q":
-            return cls.q(child) if child.visits else -1.0
-        return float(child.visits)
 
     @classmethod
     def make_worker(

@@ -11,44 +11,37 @@ the score becomes the reward for the side that moved into it — by its sign
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 from numba import njit
 
-from engine.core.games import make_move
 from engine.core.state import MAX_MOVES
-from engine.search.algorithm import (
+from engine.search.algorithm import Worker
+from engine.search.algorithms.ucb1_family import C_PARAM, UCB1Family
+from engine.search.alphabeta_core import SearchContext
+from engine.search.codes import (
     DONE,
     F_REWARD,
     F_SCORE,
-    FULL,
+    GO_ON,
     MAX_PATH,
-    ROOT_TERMINAL,
-    STOPPED,
-    T_FIRST_NEW,
-    T_NEW_COUNT,
     T_PATH_LEN,
     T_SIM_PLIES,
     T_SIM_STATUS,
-    Algorithm,
-    ChildStats,
-    Worker,
 )
-from engine.search.alphabeta_core import SearchContext
 from engine.search.params import ParamSpec
 from engine.search.parts.backup import backup_average
 from engine.search.parts.expand import expand_all, look
-from engine.search.parts.select import random_unvisited, select_ucb1, ucb1
+from engine.search.parts.final import FINAL_PARAM
+from engine.search.parts.path import begin, descend, guard, record_new
+from engine.search.parts.select import random_unvisited, select_ucb1
 from engine.search.parts.simulate import minimax_reward, outcome_reward
 from engine.search.tree import (
-    CAPACITY,
     DEPTH,
     FIRST_CHILD,
     FLAGS,
     META,
-    MOVE,
     NONE,
     NUM_LEGAL,
     OUTCOME,
@@ -78,35 +71,22 @@ def uct_minimax_iteration(
     quiesce: bool,
 ) -> None:
     flags = tree[FLAGS]
-    s[:] = root
+    length = begin(root, s, path, info)
     node = ROOT
-    length = 1
-    path[0] = node
-    info[T_FIRST_NEW] = -1
-    info[T_NEW_COUNT] = 0
-    while length < MAX_PATH - 1:
-        if flags[node] & TERMINAL:
-            break
+    while length < MAX_PATH - 1 and not (flags[node] & TERMINAL):
         if tree[FIRST_CHILD][node] == NONE:
-            if tree[NUM_LEGAL][node] != UNKNOWN and tree[NUM_LEGAL][node] == 0:
-                break
             first_new = tree[META][USED]
             count = expand_all(tree, node, s, moves, child_state, child_moves, False)
             if count == 0:
                 break  # the game is over here: marked terminal
-            info[T_FIRST_NEW] = first_new
-            info[T_NEW_COUNT] = count
-        nxt = random_unvisited(tree, node, rng)
-        if nxt != NONE:
-            node = nxt
-            make_move(s, tree[MOVE][node])
-            path[length] = node
-            length += 1
+            record_new(info, first_new, count)
+        child = random_unvisited(tree, node, rng)
+        if child != NONE:
+            node = child
+            length = descend(tree, node, s, path, length)
             break
         node = select_ucb1(tree, node, c)
-        make_move(s, tree[MOVE][node])
-        path[length] = node
-        length += 1
+        length = descend(tree, node, s, path, length)
     info[T_PATH_LEN] = length
     if not (flags[node] & TERMINAL) and tree[NUM_LEGAL][node] == UNKNOWN:
         look(tree, node, s, moves)  # learn whether the leaf's game is over
@@ -140,18 +120,12 @@ def uct_minimax_run(
     max_iters: int,
     stop: np.ndarray,
 ) -> tuple[int, int]:
-    meta = tree[META]
-    c = kparams[0]
-    depth = np.int64(kparams[1])
-    scaled = kparams[2] != 0.0
-    quiesce = kparams[3] != 0.0
+    c, depth = kparams[0], np.int64(kparams[1])
+    scaled, quiesce = kparams[2] != 0.0, kparams[3] != 0.0
     for it in range(max_iters):
-        if stop[0]:
-            return it, STOPPED
-        if meta[CAPACITY] - meta[USED] < MAX_MOVES:
-            return it, FULL
-        if tree[FLAGS][ROOT] & TERMINAL:
-            return it, ROOT_TERMINAL
+        code = guard(tree, stop, MAX_MOVES)
+        if code != GO_ON:
+            return it, code
         uct_minimax_iteration(
             tree, root, s, moves, child_state, child_moves, ctx, path, info, finfo, rng,
             c, depth, scaled, quiesce,
@@ -159,7 +133,7 @@ def uct_minimax_run(
     return max_iters, DONE
 
 
-class UCTMinimax(Algorithm):
+class UCTMinimax(UCB1Family):
     name = "uct-minimax"
     title = "UCT with minimax simulation"
     description = (
@@ -167,10 +141,7 @@ class UCTMinimax(Algorithm):
         "(depth 3 by default) with the static evaluation; the score's sign is the reward."
     )
     params = (
-        ParamSpec(
-            "c", "float", round(1 / math.sqrt(2), 6),
-            "exploration constant c in Q/N + c·sqrt(2 ln N_parent / N)", min=0.0, max=10.0,
-        ),
+        C_PARAM,
         ParamSpec("depth", "int", 3, "alpha-beta depth of the leaf search (plies)", min=1, max=6),
         ParamSpec(
             "reward", "choice", "sign",
@@ -181,10 +152,7 @@ class UCTMinimax(Algorithm):
             "quiescence", "bool", False,
             "extend the leaf search through captures before evaluating",
         ),
-        ParamSpec(
-            "final", "choice", "visits", "final move: most visits, or highest Q/N",
-            choices=("visits", "q"),
-        ),
+        FINAL_PARAM,
     )  # fmt: skip
     free_per_iteration = MAX_MOVES
 
@@ -194,18 +162,6 @@ class UCTMinimax(Algorithm):
             [params["c"], params["depth"], params["reward"] == "scaled", params["quiescence"]],
             dtype=np.float64,
         )
-
-    @classmethod
-    def selection_score(
-        cls, child: ChildStats, parent_visits: int, params: dict[str, Any]
-    ) -> float:
-        return float(ucb1(child.value_sum, child.visits, max(1, parent_visits), params["c"]))
-
-    @classmethod
-    def final_key(cls, child: ChildStats, params: dict[str, Any], threads: int) -> float:
-        if threads > 1 or params.get("final") == "q":
-            return cls.q(child) if child.visits else -1.0
-        return float(child.visits)
 
     @classmethod
     def make_worker(

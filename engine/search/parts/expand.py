@@ -15,7 +15,7 @@ from numba import njit
 from engine.core.bits import rng_below
 from engine.core.games import legal_moves, make_move, result, status
 from engine.core.state import ONGOING, TURN
-from engine.search.evaluation import PLY_PENALTY, WIN, evaluate
+from engine.search.evaluation import evaluate, game_value
 from engine.search.tree import (
     DEPTH,
     EVAL,
@@ -51,16 +51,6 @@ def look(tree: tuple, node: int, s: np.ndarray, moves: np.ndarray) -> bool:
     """Generate ``s``'s moves into ``moves``, record them on ``node``; True if terminal."""
     n = legal_moves(s, moves)
     return mark_position(tree, node, s, n, status(s, n))
-
-
-@njit(cache=True, nogil=True)
-def outcome_value(outcome: int, depth: int) -> float:
-    """Game-theoretic value for the mover: WIN - 10*depth, its negative, or 0."""
-    if outcome > 0:
-        return WIN - PLY_PENALTY * depth
-    if outcome < 0:
-        return -(WIN - PLY_PENALTY * depth)
-    return 0.0
 
 
 @njit(cache=True, nogil=True)
@@ -110,7 +100,7 @@ def expand_all(
         if evaluate_children:
             tree[FLAGS][child] |= EVALUATED
             if look(tree, child, child_state, child_moves):
-                tree[VALUE][child] = outcome_value(tree[OUTCOME][child], depth)
+                tree[VALUE][child] = game_value(tree[OUTCOME][child], depth)
             else:
                 tree[VALUE][child] = static
     return n
