@@ -35,6 +35,7 @@ from app.schemas import (
     UndoFrame,
 )
 from app.settings import Settings
+from app.store import SqlStore, StorageError, token_hash
 from app.streaming import Outbox, Snapshot, dumps, encode_step
 from engine.errors import CanopyError, GameOverError, InvalidParameterError
 from engine.play import EngineNote, EngineSettings, GameSession
@@ -52,6 +53,14 @@ class GameNotFoundError(CanopyError):
 
 class TooManyGamesError(CanopyError):
     code = "too_many_games"
+
+
+class ShuttingDownError(CanopyError):
+    code = "shutting_down"
+
+
+#: What a game id can look like (ids are 12 hex digits; anything else is not looked up).
+_ID_CHARS = frozenset("0123456789abcdefABCDEF")
 
 
 class Controller(Protocol):
@@ -125,9 +134,23 @@ class Connection:
 class LiveGame:
     """A game being played or watched, with its engine."""
 
-    def __init__(self, gid: str, token: str, session: GameSession, service: GameService) -> None:
+    def __init__(
+        self,
+        gid: str,
+        token: str | None,
+        session: GameSession,
+        service: GameService,
+        *,
+        digest: str | None = None,
+        name: str | None = None,
+        paused: bool = False,
+    ) -> None:
         self.id = gid
+        #: The creator's token: only kept by the process that created the game (to answer
+        #: POST /api/games); everything else compares :attr:`token_hash` in constant time.
         self.token = token
+        self.token_hash = digest or token_hash(token or "")
+        self.name = name
         self.session = session
         self.service = service
         self.settings = service.settings
@@ -137,13 +160,21 @@ class LiveGame:
         self.version = 0
         self.status = "idle"  # idle | queued | running
         self.purpose: str | None = None  # move | analysis
-        self.paused = False
+        self.paused = paused
         self.seq = 0
         self.latest: Snapshot | None = None
         self.root = session.board
         self.last_activity = time.monotonic()
         self.closed = False
         self._loop = asyncio.get_running_loop()
+        # Persistence: what the database holds (the session as last saved), so a save
+        # writes only the moves that changed and a failed save can restore the game.
+        self._saved = session.to_dict()
+        self._saved_paused = paused
+        # Nobody watching since (monotonic); a search nobody watches stops after
+        # ``idle_search_s`` and, if it was the engine's move, resumes when someone returns.
+        self.unwatched_since: float | None = time.monotonic()
+        self.unwatched_stop = False
 
     def __hash__(self) -> int:
         return hash(self.id)
@@ -152,13 +183,41 @@ class LiveGame:
     def attach(self, conn: Connection) -> None:
         self.connections.add(conn)
         self.last_activity = time.monotonic()
+        self.unwatched_since = None
         conn.outbox.put_state(self._encode_state(conn.role))
         if self.latest is not None:
             conn.outbox.put_stats(self.latest)
+        if self.unwatched_stop and not self.closed:
+            self.service.spawn(self._resume_watched())
 
     def detach(self, conn: Connection) -> None:
         self.connections.discard(conn)
         self.last_activity = time.monotonic()
+        if not self.connections:
+            self.unwatched_since = self.last_activity
+
+    async def stop_unwatched(self) -> bool:
+        """Nobody has watched for ``idle_search_s``: stop the search (True if one stopped)."""
+        async with self.lock:
+            if self.closed or self.connections or self.status == "idle":
+                return False
+            if self.purpose == "move":
+                self.paused = True
+                self.unwatched_stop = True
+            await self._cancel()
+            self.version += 1
+            log.info("game %s: search stopped, nobody watching", self.id)
+            return True
+
+    async def _resume_watched(self) -> None:
+        """Someone is watching again: the engine's move that was stopped goes on."""
+        async with self.lock:
+            if self.closed or not self.unwatched_stop:
+                return
+            self.unwatched_stop = False
+            self.paused = False
+            await self._after_change()
+            self.broadcast_state()
 
     # ---------------------------------------------------------------- frames out
     def search_status(self) -> dict[str, Any]:
@@ -193,6 +252,7 @@ class LiveGame:
             "id": self.id,
             "version": self.version,
             "role": role,
+            "name": self.name,
             "game": s.game.name,
             "title": s.game.title,
             "fen": s.fen,
@@ -268,6 +328,50 @@ class LiveGame:
         if not info.running and info.stop_reason != "stopped" and self.status == "running":
             self.service.spawn(self._finish())
 
+    # ---------------------------------------------------------------- persistence
+    async def _persist(self) -> None:
+        """Write the session to the database; returns once it is committed (durable).
+
+        Called after every change of the session and before the change is announced,
+        so a move the client sees acknowledged survives a crash. If the database
+        refuses, the game goes back to what was last saved and ``StorageError`` is
+        raised: the request is refused and nothing changed.
+        """
+        s = self.session
+        data = s.to_dict()
+        keep = 0
+        if data["start_fen"] == self._saved["start_fen"]:
+            for old, new in zip(self._saved["history"], data["history"], strict=False):
+                if old["uci"] != new["uci"]:
+                    break
+                keep += 1
+        db = self.service.db
+        try:
+            await db.run(db.save, self.id, data, keep, (s.result, s.reason), self.paused)
+        except StorageError:
+            await self._rollback()
+            raise
+        self._saved = data
+        self._saved_paused = self.paused
+
+    async def _rollback(self) -> None:
+        """Back to the last saved session (a save failed), controller included."""
+        self.session = GameSession.from_dict(self._saved)
+        self.paused = self._saved_paused
+        if self.controller is not None:
+            e = self.session.engine
+            with contextlib.suppress(CanopyError):
+                await asyncio.to_thread(
+                    self.controller.configure,
+                    algorithm=e.algorithm,
+                    params=dict(e.params),
+                    threads=e.threads,
+                    seed=e.seed,
+                )
+            await self._controller_reset()
+        self._position_changed()
+        self.broadcast_state()
+
     # ---------------------------------------------------------------- search lifecycle
     async def _ensure_controller(self) -> Controller:
         if self.controller is None:
@@ -282,7 +386,7 @@ class LiveGame:
                 params=dict(e.params),
                 threads=e.threads,
                 seed=e.seed,
-                node_budget=self.settings.node_budget,
+                node_budget=self.service.tree_budget,
                 tree_size=self.settings.tree_nodes,
                 on_info=self._on_info_threadsafe,
                 info_interval=1.0 / self.settings.stats_hz,
@@ -291,7 +395,7 @@ class LiveGame:
 
     async def _request(self, purpose: str) -> None:
         """Ask the pool for a search slot: start now, or wait in the queue."""
-        if self.session.is_over or self.status == "running":
+        if self.session.is_over or self.status == "running" or self.service.stopping:
             return
         self.purpose = purpose
         if self.status == "queued":
@@ -381,6 +485,12 @@ class LiveGame:
             depth=int(info.depth),
         )
         self.session.play(uci, by="engine", note=note)
+        try:
+            await self._persist()
+        except StorageError as exc:  # the move is not played; wait for the user
+            self.paused = True
+            self.broadcast_reply({"type": "error", "code": exc.code, "message": str(exc)})
+            return
         self._position_changed()
         self.broadcast_state()  # at once: the move is what the watchers wait for
         await self._controller_play(uci)
@@ -440,6 +550,9 @@ class LiveGame:
         async with self.lock:
             if self.closed:
                 raise GameNotFoundError(f"game {self.id} has been closed")
+            if self.service.stopping:
+                raise ShuttingDownError("the server is restarting; try again in a moment")
+            paused = self.paused
             if isinstance(frame, MoveFrame):
                 await self.move(frame.uci)
             elif isinstance(frame, SearchFrame):
@@ -454,9 +567,14 @@ class LiveGame:
                 await self.go()
             else:  # pragma: no cover - the union is exhaustive
                 raise CanopyError(f"unhandled frame {frame!r}")
+            if self.paused != paused and self.paused != self._saved_paused:
+                with contextlib.suppress(StorageError):  # only a flag; the next save has it
+                    await self._persist()
 
     async def move(self, uci: str) -> None:
         self.session.play(uci, by="human")  # refuses without changing anything
+        await self._persist()  # durable before it is acknowledged
+        self.unwatched_stop = False
         await self._cancel()
         self._position_changed()
         self.broadcast_state()
@@ -524,6 +642,7 @@ class LiveGame:
 
     async def undo(self) -> None:
         self.session.undo()  # refuses without changing anything
+        await self._persist()
         await self._cancel()
         if self.session.human == "none":
             self.paused = True  # taking back an engine game: let the user look first
@@ -534,6 +653,7 @@ class LiveGame:
 
     async def setup(self, fen: str | None) -> None:
         self.session.setup(fen)  # InvalidFenError leaves the game as it was
+        await self._persist()
         await self._cancel()
         if self.controller is not None:
             await asyncio.to_thread(self.controller.set_position, self.session.start_fen, ())
@@ -568,6 +688,7 @@ class LiveGame:
                 conn.outbox.drop_stats()
         self.session.engine = new
         self.session.set_human(human)
+        await self._persist()
         self.version += 1
         if resume == "analysis" and not self.session.engine_to_move:
             await self._request("analysis")
@@ -592,8 +713,8 @@ def _same_position(a: str, b: str) -> bool:
 
 
 class GameStore(Protocol):
-    """Where live games are kept. In memory for now; a database-backed store
-    (persistence comes later) saves ``session.to_dict()`` under the id and token."""
+    """Where the games *in memory* are kept (every game is also in the database,
+    :class:`app.store.SqlStore`; :meth:`GameService.load` brings one back)."""
 
     def add(self, game: LiveGame) -> None: ...
     def get(self, gid: str) -> LiveGame | None: ...
@@ -631,17 +752,36 @@ class GameService:
         *,
         controller_factory: ControllerFactory | None = None,
         store: GameStore | None = None,
+        db: SqlStore | None = None,
     ) -> None:
         self.settings = settings
         self.controller_factory = controller_factory or default_controller_factory
         self.store: GameStore = store or InMemoryGameStore()
+        self.db = db or SqlStore(settings.db_url)
         self.pool = SearchPool(settings.max_searches, on_change=self._pool_changed)
+        #: True once shutdown began: no search starts, no request changes a game.
+        self.stopping = False
+        self._loading: dict[str, asyncio.Future[LiveGame]] = {}
         #: Called with (game, snapshot) for every snapshot (the streaming benchmark uses it).
         self.on_snapshot: Callable[[LiveGame, Snapshot], None] | None = None
         self._queue_seen: dict[str, int | None] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
     # ---------------------------------------------------------------- settings
+    @property
+    def tree_budget(self) -> int:
+        """Tree nodes per search thread: ``node_budget``, less if ``search_memory_mb`` says so.
+
+        A tree holds at most its budget of nodes (it grows by doubling, capped at the
+        budget), so ``threads × budget × bytes per node`` bounds a search's memory; the
+        budget is sized for the largest thread count a client may ask for.
+        """
+        from engine.search.tree import BYTES_PER_NODE
+
+        s = self.settings
+        by_memory = s.search_memory_mb * 1024 * 1024 // (s.max_threads * BYTES_PER_NODE)
+        return max(1_000, min(s.node_budget, by_memory))
+
     def engine_settings(
         self, game: str, fields: Any, *, base: EngineSettings | None = None
     ) -> EngineSettings:
@@ -665,6 +805,12 @@ class GameService:
         validate_threads(algorithm, threads)
         _in_range("movetime_ms", movetime, s.min_think_ms, s.max_think_ms)
         _in_range("iterations", iterations, 1, s.max_iterations)
+        hash_mb = params.get("hash_mb")
+        if isinstance(hash_mb, int | float) and hash_mb * threads > s.search_memory_mb:
+            raise InvalidParameterError(
+                f"hash_mb × threads must stay within the server's {s.search_memory_mb} MB "
+                f"per search, not {hash_mb} × {threads}"
+            )
         return EngineSettings(
             algorithm=algorithm,
             params=params,
@@ -687,40 +833,112 @@ class GameService:
             "stats_hz": s.stats_hz,
             "ws_max_frame": s.ws_max_frame,
             "max_searches": s.max_searches,
+            "ws_rate": s.ws_rate,
+            "ws_burst": s.ws_burst,
+            "search_memory_mb": s.search_memory_mb,
+            "node_budget": self.tree_budget,
+            "idle_search_s": s.idle_search_s,
         }
 
     # ---------------------------------------------------------------- games
     async def create(self, req: CreateGame) -> LiveGame:
+        if self.stopping:
+            raise ShuttingDownError("the server is restarting; try again in a moment")
         engine = self.engine_settings(req.game, req)
         session = GameSession(req.game, req.fen, human=req.human, engine=engine)
-        if len(self.store) >= self.settings.max_games:
-            await self.evict_idle(force=True)
-            if len(self.store) >= self.settings.max_games:
-                raise TooManyGamesError(
-                    f"the server already holds {len(self.store)} games; try again later"
-                )
+        await self._make_room()
         gid = secrets.token_hex(6)
         while self.store.get(gid) is not None:  # pragma: no cover - 48 random bits
             gid = secrets.token_hex(6)
-        game = LiveGame(gid, secrets.token_urlsafe(24), session, self)
+        token = secrets.token_urlsafe(24)
+        name = req.name or None
+        await self.db.run(
+            self.db.create,
+            gid,
+            token_hash(token),
+            name,
+            session.to_dict(),
+            (session.result, session.reason),
+        )  # in the database before anyone learns the id
+        game = LiveGame(gid, token, session, self, name=name)
         self.store.add(game)
+        log.info("game %s created (%s, human %s)", gid, req.game, req.human)
         await game.kick()
         return game
 
     def get(self, gid: str) -> LiveGame:
+        """A game in memory (see :meth:`load` for one that may be in the database only)."""
         game = self.store.get(gid)
         if game is None:
             raise GameNotFoundError(f"no game with id {gid!r}")
         return game
 
+    async def load(self, gid: str) -> LiveGame:
+        """The game ``gid``, from memory or else from the database (then kept in memory)."""
+        game = self.store.get(gid)
+        if game is not None:
+            return game
+        if not gid or len(gid) > 32 or not set(gid) <= _ID_CHARS:
+            raise GameNotFoundError(f"no game with id {gid[:40]!r}")
+        pending = self._loading.get(gid)
+        if pending is not None:  # someone else is loading it: share the result
+            return await asyncio.shield(pending)
+        future: asyncio.Future[LiveGame] = asyncio.get_running_loop().create_future()
+        self._loading[gid] = future
+        try:
+            game = await self._load(gid)
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: no "never retrieved" warning when nobody waits
+            raise
+        else:
+            future.set_result(game)
+            return game
+        finally:
+            del self._loading[gid]
+
+    async def _load(self, gid: str) -> LiveGame:
+        if self.stopping:
+            raise ShuttingDownError("the server is restarting; try again in a moment")
+        stored = await self.db.run(self.db.load, gid)
+        if stored is None:
+            raise GameNotFoundError(f"no game with id {gid!r}")
+        session = GameSession.from_dict(stored.session)
+        await self._make_room()
+        game = LiveGame(
+            gid,
+            None,
+            session,
+            self,
+            digest=stored.token_hash,
+            name=stored.name,
+            paused=stored.paused,
+        )
+        self.store.add(game)
+        log.info("game %s loaded from the database (%d plies)", gid, session.ply)
+        await game.kick()
+        return game
+
+    async def _make_room(self) -> None:
+        if len(self.store) >= self.settings.max_games:
+            await self.evict_idle(force=True)
+            if len(self.store) >= self.settings.max_games:
+                raise TooManyGamesError(
+                    f"the server already has {len(self.store)} games open; try again later"
+                )
+
     def check_token(self, game: LiveGame, token: str | None) -> bool:
-        return bool(token) and secrets.compare_digest(str(token).encode(), game.token.encode())
+        """Whether ``token`` is the game's: hashes compared in constant time."""
+        if not token or not isinstance(token, str) or len(token) > 256:
+            return False
+        return secrets.compare_digest(token_hash(token), game.token_hash)
 
     async def evict_idle(self, *, force: bool = False) -> int:
-        """Drop games nobody watches and nobody touched for ``game_idle_s`` (oldest first).
+        """Unload games nobody watches and nobody touched for ``game_idle_s`` (oldest first).
 
-        With ``force`` (the store is full) any unwatched idle game may go, oldest first,
-        down to 90% of the limit.
+        They stay in the database and come back on the next :meth:`load`. With
+        ``force`` (memory is full) any unwatched idle game may go, oldest first,
+        down to 90% of ``max_games``.
         """
         now = time.monotonic()
         idle = sorted(
@@ -735,7 +953,54 @@ class GameService:
                 self.store.remove(game.id)
                 await game.close()
                 evicted += 1
+        if evicted:
+            log.info("unloaded %d idle games (%d in memory)", evicted, len(self.store))
         return evicted
+
+    async def stop_unwatched(self) -> int:
+        """Stop searches in games nobody has watched for ``idle_search_s``."""
+        now = time.monotonic()
+        stopped = 0
+        for game in list(self.store.all()):
+            since = game.unwatched_since
+            if game.status == "idle" or since is None:
+                continue
+            if now - since >= self.settings.idle_search_s and await game.stop_unwatched():
+                stopped += 1
+        return stopped
+
+    async def housekeeping(self) -> None:
+        """The janitor's round: stop unwatched searches, unload idle games."""
+        await self.stop_unwatched()
+        await self.evict_idle()
+
+    async def stop_all_searches(self) -> tuple[int, float]:
+        """Shutdown: refuse new work and stop every search now, in parallel.
+
+        Deliberately bypasses the games' locks (a request may hold one while it
+        waits on the controller): ``SearchController.stop`` is thread-safe and
+        returns within milliseconds. Returns (searches stopped, milliseconds).
+        """
+        self.stopping = True
+        t0 = time.perf_counter()
+        running = [
+            g.controller
+            for g in self.store.all()
+            if g.controller is not None and g.controller.running
+        ]
+        await asyncio.gather(*(asyncio.to_thread(c.stop) for c in running), return_exceptions=True)
+        return len(running), (time.perf_counter() - t0) * 1000.0
+
+    def health(self) -> dict[str, Any]:
+        """Worker pool and memory figures for /api/health (the database is pinged apart)."""
+        loaded = list(self.store.all())
+        return {
+            "pool": self.pool.status(),
+            "games_loaded": len(loaded),
+            "max_games": self.settings.max_games,
+            "connections": sum(len(g.connections) for g in loaded),
+            "stopping": self.stopping,
+        }
 
     def release(self, game: LiveGame) -> None:
         for nxt in self.pool.release(game):
@@ -764,11 +1029,13 @@ class GameService:
         self._queue_seen = seen
 
     async def close(self) -> None:
+        self.stopping = True
         for game in list(self.store.all()):
             try:
                 await game.close()
             except Exception:  # pragma: no cover - shutting down regardless
                 log.exception("closing game %s", game.id)
+        await asyncio.to_thread(self.db.close)
 
 
 def _in_range(name: str, value: int, lo: int, hi: int) -> None:

@@ -1,8 +1,10 @@
 """Builds the FastAPI application (and nothing else): ``create_app(settings=None)``.
 
-The lifespan owns the background machinery: it warms the numba kernels in a
-daemon thread (so the first search does not stall for a compile), runs a
-janitor that drops long-idle games, and on shutdown stops every search.
+The lifespan owns the background machinery: it opens the game database,
+warms the numba kernels in a daemon thread (so the first search does not
+stall for a compile), runs a janitor that stops searches nobody watches and
+unloads long-idle games, and on shutdown stops every search (at once, on
+SIGTERM: see ``app.server``), then closes the database.
 """
 
 from __future__ import annotations
@@ -20,14 +22,23 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from app.games import ControllerFactory, GameService
+from app.limits import WindowLimiter
+from app.middleware import HardeningMiddleware
 from app.routes import api, pages, ws
 from app.settings import Settings
+from app.store import SqlStore
 from engine.errors import CanopyError
 
 HERE = Path(__file__).resolve().parent
 log = logging.getLogger("canopy.app")
 
-_STATUS = {"not_found": 404, "too_many_games": 503}
+_STATUS = {
+    "not_found": 404,
+    "too_many_games": 503,
+    "storage_unavailable": 503,
+    "shutting_down": 503,
+    "rate_limited": 429,
+}
 
 
 def create_app(
@@ -37,19 +48,29 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        service = GameService(settings, controller_factory=controller_factory)
+        db = await asyncio.to_thread(SqlStore, settings.db_url)
+        log.info("game store: %s", db.describe())
+        service = GameService(settings, controller_factory=controller_factory, db=db)
         app.state.service = service
         app.state.warm = not settings.warmup
+        loop = asyncio.get_running_loop()
+
+        def on_signal() -> None:  # called from the signal handler (app.server)
+            loop.call_soon_threadsafe(lambda: service.spawn(_stop_searches(service, "signal")))
+
+        app.state.on_signal = on_signal
         if settings.warmup:
             _start_warmup(app)
-        janitor = asyncio.create_task(_janitor(service))
+        janitor = asyncio.create_task(_janitor(service, settings.janitor_s))
         try:
             yield
         finally:
             janitor.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await janitor
+            await _stop_searches(service, "shutdown")
             await service.close()
+            log.info("shut down cleanly: searches stopped, database closed")
 
     app = FastAPI(
         title="Canopy",
@@ -57,6 +78,9 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.ws_open = 0
+    app.state.create_limiter = WindowLimiter(settings.games_per_minute, 60.0)
+    app.add_middleware(HardeningMiddleware)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     app.include_router(pages.router)
     app.include_router(api.router)
@@ -105,10 +129,16 @@ def _start_warmup(app: FastAPI) -> None:
     threading.Thread(target=warm, name="canopy-warmup", daemon=True).start()
 
 
-async def _janitor(service: GameService, every: float = 60.0) -> None:
+async def _stop_searches(service: GameService, why: str) -> None:
+    count, ms = await service.stop_all_searches()
+    if count or why == "signal":
+        log.info("%s: stopped %d running searches in %.0f ms", why, count, ms)
+
+
+async def _janitor(service: GameService, every: float = 5.0) -> None:
     while True:
         await asyncio.sleep(every)
         try:
-            await service.evict_idle()
+            await service.housekeeping()
         except Exception:  # pragma: no cover - keep the janitor alive
-            log.exception("evicting idle games failed")
+            log.exception("housekeeping failed")

@@ -10,9 +10,10 @@ protocol and the tests validate every frame the server sends against them
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
 Human = Literal["white", "black", "none", "both"]
 GameName = Literal["chess", "knight"]
@@ -49,6 +50,17 @@ class CreateGame(EngineFields):
     game: GameName = "chess"
     fen: str | None = Field(None, max_length=120)
     human: Human = "white"
+    #: A label for the games list and the PGN ``Event`` (shown escaped, never as markup).
+    name: str | None = Field(None, max_length=80)
+
+    @field_validator("name")
+    @classmethod
+    def _printable(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        if any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co") for c in value):
+            raise ValueError("must not contain control or invisible format characters")
+        return value.strip() or None
 
 
 # ---------------------------------------------------------------- client → server frames
@@ -183,6 +195,7 @@ class StateFrame(BaseModel):
     id: str
     version: int  # grows with every change of the game
     role: Literal["player", "spectator"]
+    name: str | None = None  # the label given at creation
     game: GameName
     title: str
     fen: str
@@ -298,7 +311,18 @@ SERVER_FRAMES: dict[str, type[BaseModel]] = {
 
 
 class Health(BaseModel):
-    status: Literal["ok"]
+    """``status`` is ``ok`` (HTTP 200) or ``degraded`` (HTTP 503: the database is down)."""
+
+    status: Literal["ok", "degraded"]
+    pool: PoolStatus | None = None
+    db: dict[str, Any] | None = None
+    games_loaded: int | None = None
+    max_games: int | None = None
+    connections: int | None = None
+    stopping: bool | None = None
+    warm: bool | None = None
+    memory_mb: float | None = None
+    threads: int | None = None
 
 
 class GameCreated(BaseModel):

@@ -3,24 +3,61 @@
 ``ws_max_size`` makes uvicorn itself refuse frames over ``CANOPY_WS_MAX_FRAME``
 with close code 1009 before they are even buffered; the websocket route checks
 the size again, so the rule also holds under other servers and in tests.
+
+SIGTERM/SIGINT: uvicorn's own handling stops accepting connections, closes
+the websockets (1012, "service restart") and then runs the lifespan's
+shutdown. That can take a while with many sockets open, so
+:class:`CanopyServer` also tells the app at the moment the signal arrives,
+and the app stops every search right away (within milliseconds) instead of
+after the connections have drained. Moves are already durable when they are
+acknowledged, so there is nothing else to flush but the SQLite WAL, which
+the shutdown folds into the database file.
 """
 
 from __future__ import annotations
 
-import uvicorn
+import logging
+from types import FrameType
 
+import uvicorn
+from fastapi import FastAPI
+
+from app.logs import configure_logging
 from app.main import create_app
 from app.settings import Settings
+
+log = logging.getLogger("canopy.server")
+
+
+class CanopyServer(uvicorn.Server):
+    def __init__(self, config: uvicorn.Config, app: FastAPI) -> None:
+        super().__init__(config)
+        self.fastapi_app = app
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        hook = getattr(self.fastapi_app.state, "on_signal", None)
+        if hook is not None and not self.should_exit:
+            try:
+                hook()
+            except Exception:  # pragma: no cover - never let the handler fail
+                log.exception("stopping the searches on signal %s failed", sig)
+        super().handle_exit(sig, frame)
 
 
 def serve(
     host: str | None = None, port: int | None = None, settings: Settings | None = None
 ) -> None:
     settings = settings or Settings()
-    uvicorn.run(
-        create_app(settings),
+    log_file = settings.data_dir / settings.log_file if settings.log_file else None
+    configure_logging(settings.log_format, settings.log_level, log_file)
+    app = create_app(settings)
+    config = uvicorn.Config(
+        app,
         host=host or settings.host,
         port=port or settings.port,
         ws_max_size=settings.ws_max_frame,
-        log_level="info",
+        log_config=None,  # configure_logging did it: JSON lines, tokens redacted
+        log_level=settings.log_level,
+        timeout_graceful_shutdown=int(settings.shutdown_grace_s) or None,
     )
+    CanopyServer(config, app).run()

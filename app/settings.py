@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -24,7 +24,9 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: Annotated[int, Field(ge=1, le=65535)] = 8000
     data_dir: Path = Path("./data")
-    database_url: str | None = None  # default: SQLite in data_dir (the persistence layer)
+    # SQLAlchemy URL: ``sqlite:///path`` or ``postgresql+psycopg://user:pw@host/db``;
+    # default: SQLite ``canopy.db`` in ``data_dir`` (WAL mode). ``sqlite://``: in memory.
+    database_url: str | None = None
 
     # Searches: at most ``max_searches`` run at once; the rest wait in a visible queue.
     max_searches: Annotated[int, Field(ge=1)] = _CORES
@@ -45,11 +47,40 @@ class Settings(BaseSettings):
     ws_max_frame: Annotated[int, Field(ge=1024)] = 65536
     tree_nodes: Annotated[int, Field(ge=0)] = 200
 
-    # Games kept in memory; an unwatched, idle game is dropped after ``game_idle_s``.
+    # Games kept in memory (all of them are in the database): an unwatched, idle game is
+    # unloaded after ``game_idle_s`` or, when ``max_games`` are loaded, oldest first, and
+    # reloaded from the database when someone opens it again.
     max_games: Annotated[int, Field(ge=1)] = 1000
-    game_idle_s: Annotated[float, Field(gt=0)] = 6 * 3600
+    game_idle_s: Annotated[float, Field(gt=0)] = 1800.0
+
+    # Abuse limits (docs/deploy.md): messages per second per websocket (a token bucket with
+    # ``ws_burst`` tokens; the excess is answered with a ``rate_limited`` error and dropped),
+    # open websockets on the server, new games per minute per client address, memory of one
+    # search (caps the tree nodes and alpha-beta's hash table), and how long a search goes
+    # on when nobody watches its game.
+    ws_rate: Annotated[float, Field(gt=0)] = 40.0
+    ws_burst: Annotated[int, Field(ge=1)] = 80
+    max_connections: Annotated[int, Field(ge=1)] = 1000
+    games_per_minute: Annotated[int, Field(ge=1)] = 120
+    search_memory_mb: Annotated[int, Field(ge=1)] = 512
+    idle_search_s: Annotated[float, Field(gt=0)] = 60.0
+    janitor_s: Annotated[float, Field(gt=0)] = 5.0  # how often the limits above are checked
+
+    # Operations: log format (``json`` lines or ``text``) and level, a log file in
+    # ``data_dir`` (empty: none), and how long a shutdown waits for open connections.
+    log_format: Literal["json", "text"] = "json"
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+    log_file: str = "canopy.log"
+    shutdown_grace_s: Annotated[float, Field(ge=0)] = 3.0
 
     warmup: bool = True  # compile the numba kernels in the background at startup
+
+    @property
+    def db_url(self) -> str:
+        """``database_url``, or the SQLite file ``canopy.db`` in ``data_dir``."""
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'canopy.db').resolve()}"
 
     @model_validator(mode="after")
     def _ranges_are_consistent(self) -> Settings:

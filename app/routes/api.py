@@ -2,21 +2,62 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import threading
 from typing import Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response, status
+from fastapi.responses import JSONResponse
 
 from app.deps import ServiceDep
 from app.games import describe_algorithms
+from app.limits import client_address
 from app.schemas import CreateGame, GameCreated, Health
+
+log = logging.getLogger("canopy.api")
 
 router = APIRouter(prefix="/api", tags=["api"])
 
 
-@router.get("/health", response_model=Health)
-def health() -> dict[str, str]:
-    """Liveness: the process answers (the contract fixes this body)."""
-    return {"status": "ok"}
+@router.get("/health", response_model=Health, responses={503: {"model": Health}})
+async def health(request: Request, service: ServiceDep) -> Any:
+    """Liveness and readiness: the worker pool, the database, memory, games and sockets.
+
+    ``status`` is ``ok``, or ``degraded`` with HTTP 503 when the database does not
+    answer ``SELECT 1`` within two seconds (a load balancer then stops sending
+    new users here). The probe runs on its own thread, not the store's queue, so a
+    busy store does not make a healthy server look dead.
+    """
+    db: dict[str, Any] = {"backend": service.db.backend}
+    ok = True
+    try:
+        ms = await asyncio.wait_for(asyncio.to_thread(service.db.ping), timeout=2.0)
+        db.update(ok=True, latency_ms=round(ms, 2))
+    except Exception as exc:  # any failure of the probe is a failed database
+        ok = False
+        db.update(ok=False, error=exc.__class__.__name__)
+    body = {
+        "status": "ok" if ok else "degraded",
+        **service.health(),
+        "db": db,
+        "warm": bool(getattr(request.app.state, "warm", False)),
+        "memory_mb": _rss_mb(),
+        "threads": threading.active_count(),
+    }
+    return JSONResponse(body, status_code=200 if ok else 503)
+
+
+def _rss_mb() -> float | None:
+    """Resident memory of this process (Linux /proc; None elsewhere)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return None
 
 
 @router.get("/settings")
@@ -44,12 +85,27 @@ def algorithms(game: Literal["chess", "knight"] = "chess") -> list[dict[str, Any
     return describe_algorithms(game)
 
 
+@router.get("/games")
+async def recent_games(service: ServiceDep, limit: int = Query(50, ge=1, le=500)) -> dict[str, Any]:
+    """The most recently changed games in the database (no tokens), newest first."""
+    games = await service.db.run(service.db.recent, limit)
+    return {"games": [g.to_dict() for g in games]}
+
+
 @router.post("/games", status_code=status.HTTP_201_CREATED, response_model=GameCreated)
-async def create_game(body: CreateGame, service: ServiceDep) -> dict[str, Any]:
+async def create_game(request: Request, body: CreateGame, service: ServiceDep) -> Any:
     """A new game; the ``token`` authorises moves over the websocket (keep it secret).
 
-    If the engine has the first move it starts thinking at once.
+    If the engine has the first move it starts thinking at once. Each client
+    address may create ``games_per_minute`` games a minute (429 beyond).
     """
+    limiter = request.app.state.create_limiter
+    if not limiter.allow(client_address(request)):
+        return JSONResponse(
+            {"code": "rate_limited", "message": "too many new games from this address; wait"},
+            status_code=429,
+            headers={"Retry-After": "60"},
+        )
     game = await service.create(body)
     return {
         "id": game.id,
@@ -61,29 +117,35 @@ async def create_game(body: CreateGame, service: ServiceDep) -> dict[str, Any]:
 
 
 @router.get("/games/{game_id}")
-def get_game(game_id: str, service: ServiceDep) -> dict[str, Any]:
+async def get_game(game_id: str, service: ServiceDep) -> dict[str, Any]:
     """Current state (as in the websocket ``state`` frame, seen by a spectator)."""
-    return service.get(game_id).state_payload("spectator")
+    return (await service.load(game_id)).state_payload("spectator")
 
 
 @router.get("/games/{game_id}/positions")
-def get_positions(game_id: str, service: ServiceDep) -> dict[str, Any]:
+async def get_positions(game_id: str, service: ServiceDep) -> dict[str, Any]:
     """Full FEN after every ply (index 0: the start), for browsing very long games."""
-    session = service.get(game_id).session
+    session = (await service.load(game_id)).session
     return {"id": game_id, "fens": [session.fen_at(p) for p in range(session.ply + 1)]}
 
 
 @router.get("/games/{game_id}/pgn")
-def get_pgn(
+async def get_pgn(
     game_id: str,
     service: ServiceDep,
     download: bool = Query(False, description="send as an attachment (a file download)"),
 ) -> Response:
     """The game as PGN, with the search settings in the headers and engine notes as comments."""
-    pgn = service.get(game_id).session.pgn()
+    game = await service.load(game_id)
+    pgn = game.session.pgn(event=pgn_tag(game.name) if game.name else None)
     disposition = "attachment" if download else "inline"
     return Response(
         pgn,
         media_type="application/x-chess-pgn",
         headers={"Content-Disposition": f'{disposition}; filename="canopy-{game_id}.pgn"'},
     )
+
+
+def pgn_tag(value: str) -> str:
+    """A PGN tag value: backslash and quote escaped (python-chess writes them as they are)."""
+    return value.replace("\\", "\\\\").replace('"', '\\"')

@@ -17,7 +17,9 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 from starlette.websockets import WebSocketState
 
-from app.games import Connection, LiveGame
+from app.games import Connection, GameNotFoundError, LiveGame
+from app.limits import TokenBucket
+from app.logs import game_id_var
 from app.schemas import CLIENT_TYPES, READ_ONLY_TYPES, client_frame, describe_validation_error
 from app.streaming import Outbox, dumps
 from engine.errors import CanopyError
@@ -27,6 +29,7 @@ router = APIRouter()
 
 CLOSE_NOT_FOUND = 4404  # application close code: no such game
 CLOSE_TOO_BIG = 1009  # RFC 6455 "message too big"
+CLOSE_TRY_LATER = 1013  # RFC 6455 "try again later": the server is full or restarting
 
 
 def error_frame(code: str, message: str, request: str | None = None) -> str:
@@ -40,13 +43,39 @@ def error_frame(code: str, message: str, request: str | None = None) -> str:
 async def game_socket(websocket: WebSocket, game_id: str, token: str | None = None) -> None:
     service = websocket.app.state.service
     settings = service.settings
+    state = websocket.app.state
+    game_id_var.set(game_id[:40])
     await websocket.accept()
-    game: LiveGame | None = service.store.get(game_id)
-    if game is None:
-        await websocket.send_text(error_frame("not_found", f"no game with id {game_id!r}"))
-        await websocket.close(code=CLOSE_NOT_FOUND)
+    if state.ws_open >= settings.max_connections:
+        await _refuse(websocket, "too_many_connections", "the server is full; try again later")
         return
+    try:
+        game: LiveGame = await service.load(game_id)
+    except GameNotFoundError:
+        await _refuse(websocket, "not_found", f"no game with id {game_id[:40]!r}", CLOSE_NOT_FOUND)
+        return
+    except CanopyError as exc:  # too many games open, the database down, shutting down
+        await _refuse(websocket, exc.code, str(exc))
+        return
+    state.ws_open += 1
+    try:
+        await _serve(websocket, service, game, token)
+    finally:
+        state.ws_open -= 1
+
+
+async def _refuse(
+    websocket: WebSocket, code: str, message: str, close: int = CLOSE_TRY_LATER
+) -> None:
+    with contextlib.suppress(Exception):
+        await websocket.send_text(error_frame(code, message))
+        await websocket.close(code=close)
+
+
+async def _serve(websocket: WebSocket, service: Any, game: LiveGame, token: str | None) -> None:
+    settings = service.settings
     role = "player" if service.check_token(game, token) else "spectator"
+    bucket = TokenBucket(settings.ws_rate, settings.ws_burst)
     outbox = Outbox(hz=settings.stats_hz, tree=True, max_bytes=settings.ws_max_frame)
     conn = Connection(role, outbox)
     game.attach(conn)
@@ -62,6 +91,14 @@ async def game_socket(websocket: WebSocket, game_id: str, token: str | None = No
             if size > settings.ws_max_frame:
                 close_code = CLOSE_TOO_BIG
                 break
+            if not bucket.allow():  # answered and dropped; the socket stays open
+                outbox.put_reply(
+                    error_frame(
+                        "rate_limited",
+                        f"more than {settings.ws_rate:g} messages a second; this one was dropped",
+                    )
+                )
+                continue
             if text is None:
                 outbox.put_reply(error_frame("bad_json", "send JSON as text frames, not binary"))
                 continue

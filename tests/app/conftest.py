@@ -8,6 +8,7 @@ import contextlib
 import json
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -22,8 +23,9 @@ Frame = dict[str, Any]
 
 
 @pytest.fixture
-def settings() -> Settings:
+def settings(tmp_path: Path) -> Settings:
     return Settings(
+        data_dir=tmp_path,  # the game database (SQLite) of this test only
         warmup=False,
         think_ms=100,
         min_think_ms=10,

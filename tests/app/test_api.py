@@ -16,10 +16,15 @@ from tests.app.conftest import game_state, new_game
 KNIGHT_START = "nnnnnnnn/nnnnnnnn/8/8/8/8/NNNNNNNN/NNNNNNNN w - - 0 1"
 
 
-def test_health_is_exactly_the_contract_body(client: TestClient) -> None:
+def test_health_keeps_the_contract_status_and_reports_pool_and_database(
+    client: TestClient,
+) -> None:
     response = client.get("/api/health")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok"}
+    body = response.json()
+    assert body["status"] == "ok"
+    assert body["pool"] == {"capacity": 2, "running": 0, "queued": 0}
+    assert body["db"]["ok"] is True and body["db"]["backend"] == "sqlite"
 
 
 def test_settings_publish_the_limits_the_server_enforces(client: TestClient) -> None:

@@ -72,7 +72,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         while True:
             try:
                 with urllib.request.urlopen(base + "/api/health", timeout=1) as r:
-                    if json.load(r) == {"status": "ok"}:
+                    if json.load(r)["status"] == "ok":
                         break
             except OSError:
                 pass

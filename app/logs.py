@@ -1,0 +1,121 @@
+"""Logging: one JSON object per line (or plain text), with the request and game id.
+
+``configure_logging`` installs one handler on the root logger (stderr, and a
+rotating file in the data directory) that uvicorn's loggers share, so access
+lines, app lines and errors look alike and can be followed by ``request_id``
+or ``game_id``. Both ids live in context variables: the middleware sets the
+request id for every HTTP request and websocket, the websocket route sets the
+game id, and every record logged while handling them carries both.
+
+Tokens never reach a log: uvicorn logs a websocket's path *with* its query
+string (``/ws/games/ID?token=...``), so a filter on the handlers rewrites any
+``token=...`` in a message to ``token=[redacted]`` before it is written.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import datetime as dt
+import json
+import logging
+import logging.handlers
+import re
+import sys
+from pathlib import Path
+
+request_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "canopy_request_id", default=None
+)
+game_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "canopy_game_id", default=None
+)
+
+_TOKEN = re.compile(r"(token[=:]\s*\"?)[^&\s\"',;}]+", re.IGNORECASE)
+REDACTED = "[redacted]"
+
+
+def redact(text: str) -> str:
+    """``...?token=abc`` → ``...?token=[redacted]`` (also ``"token": "abc"``-like text)."""
+    return _TOKEN.sub(lambda m: m.group(1) + REDACTED, text)
+
+
+class RedactTokens(logging.Filter):
+    """Rewrites the formatted message without tokens (and keeps the ids on the record)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a broken format string: leave it to the formatter to report
+            return True
+        if "token" in message.lower():
+            record.msg = redact(message)
+            record.args = None
+        if not hasattr(record, "request_id"):
+            record.request_id = request_id_var.get()
+        if not hasattr(record, "game_id"):
+            record.game_id = game_id_var.get()
+        return True
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        out: dict[str, object] = {
+            "ts": dt.datetime.fromtimestamp(record.created, dt.UTC).isoformat(
+                timespec="milliseconds"
+            ),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        for key in ("request_id", "game_id"):
+            value = getattr(record, key, None)
+            if value:
+                out[key] = value
+        if record.exc_info:
+            out["exc"] = redact(self.formatException(record.exc_info))
+        return json.dumps(out, ensure_ascii=False)
+
+
+class TextFormatter(logging.Formatter):
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)-7s %(name)s%(ids)s: %(message)s")
+
+    def format(self, record: logging.LogRecord) -> str:
+        ids = [
+            f"{k}={getattr(record, k)}"
+            for k in ("request_id", "game_id")
+            if getattr(record, k, None)
+        ]
+        record.ids = f" [{' '.join(ids)}]" if ids else ""
+        text = super().format(record)
+        return redact(text) if record.exc_info else text
+
+
+def configure_logging(
+    fmt: str = "json", level: str = "info", file: Path | None = None
+) -> list[logging.Handler]:
+    """Route every logger (ours and uvicorn's) through one formatter and the token filter."""
+    formatter: logging.Formatter = JsonFormatter() if fmt == "json" else TextFormatter()
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    if file is not None:
+        try:
+            file.parent.mkdir(parents=True, exist_ok=True)
+            handlers.append(
+                logging.handlers.RotatingFileHandler(file, maxBytes=10_000_000, backupCount=3)
+            )
+        except OSError as exc:  # a read-only data dir must not stop the server
+            print(f"canopy: cannot write the log file {file}: {exc}", file=sys.stderr)
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        root.removeHandler(old)
+    for handler in handlers:
+        handler.setFormatter(formatter)
+        handler.addFilter(RedactTokens())
+        root.addHandler(handler)
+    root.setLevel(level.upper())
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
+        logger = logging.getLogger(name)
+        logger.handlers.clear()
+        logger.propagate = True
+        logger.setLevel(level.upper())
+    return handlers
