@@ -1,0 +1,88 @@
+"""Turning a search's numbers into UCI ``score`` and ``wdl`` fields.
+
+Every number here is from the point of view of the side to move at the root,
+which is what UCI asks for.
+
+* ``uct`` and ``uct-minimax`` rank moves by averaged rewards, so their score is
+  the best move's **Q** (an expected score in [0, 1]) read through the same
+  logistic the evaluation uses: ``cp = 400·log10(Q / (1 − Q))``. A Q of 0.64
+  is +100 cp, 0.91 is +400 cp.
+* ``bfms`` and ``alphabeta`` rank moves by a backed-up evaluation in [-1, 1];
+  their score is that value unsquashed (:func:`engine.search.evaluation.unsquash`),
+  which is the same formula with ``Q = (1 + eval) / 2``.
+* A proven result (``|eval| > 1``, ``WIN − 10·ply``) is ``score mate N`` with N
+  in moves, negative when the side to move is the one being mated.
+* ``wdl`` is a model, not a count: the searches keep expected scores, not
+  separate draw rates. With ``Q`` the expected score we report
+  ``W = Q², D = 2Q(1 − Q), L = (1 − Q)²`` (per mille) — the only split that is
+  symmetric, keeps ``W + D/2 = Q`` and gives the most draws at Q = ½.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from engine.search.evaluation import is_mate_score, mate_plies, unsquash
+from engine.search.info import MoveStats
+
+CP_LIMIT = 3000  # the largest |cp| we announce; anything beyond is "winning"
+Q_EPSILON = 1e-4
+
+# Algorithms whose move values are averages of rewards (Q); the others back up an eval.
+Q_ALGORITHMS = frozenset({"uct", "uct-minimax"})
+
+
+@dataclass(frozen=True)
+class Score:
+    """A UCI score: ``cp`` or ``mate`` (exactly one is set) plus the expected score."""
+
+    cp: int | None
+    mate: int | None
+    expected: float  # in [0, 1] for the side to move
+    bound: str = "exact"  # "exact", "upper" or "lower"
+
+    def uci(self) -> str:
+        """The text after ``score`` in an ``info`` line."""
+        text = f"mate {self.mate}" if self.mate is not None else f"cp {self.cp}"
+        if self.bound == "upper":
+            text += " upperbound"
+        elif self.bound == "lower":
+            text += " lowerbound"
+        return text
+
+    def wdl(self) -> tuple[int, int, int]:
+        return wdl_from_expected(self.expected)
+
+
+def q_to_cp(q: float) -> int:
+    """Expected score → centipawns through the evaluation's logistic (clamped)."""
+    q = min(1.0 - Q_EPSILON, max(Q_EPSILON, q))
+    cp = 400.0 * math.log10(q / (1.0 - q))
+    return round(max(-CP_LIMIT, min(CP_LIMIT, cp)))
+
+
+def mate_moves(value: float) -> int:
+    """A mate score as UCI's ``mate N``: moves (not plies), negative when being mated."""
+    plies = mate_plies(value)
+    moves = (plies + 1) // 2
+    return moves if value > 0 else -moves
+
+
+def wdl_from_expected(q: float) -> tuple[int, int, int]:
+    """Per-mille win/draw/loss with W = Q², D = 2Q(1−Q), L = (1−Q)²; sums to 1000."""
+    q = min(1.0, max(0.0, q))
+    win = round(1000 * q * q)
+    loss = round(1000 * (1.0 - q) * (1.0 - q))
+    return win, 1000 - win - loss, loss
+
+
+def move_score(algorithm: str, move: MoveStats) -> Score:
+    """The UCI score of one root move (see the module docstring for the rules)."""
+    if is_mate_score(move.eval):
+        return Score(None, mate_moves(move.eval), 1.0 if move.eval > 0 else 0.0, move.bound)
+    if algorithm in Q_ALGORITHMS:
+        return Score(q_to_cp(move.q), None, move.q, move.bound)
+    value = max(-1.0, min(1.0, move.eval))
+    expected = 0.5 * (1.0 + value)
+    return Score(round(unsquash(value)), None, expected, move.bound)
