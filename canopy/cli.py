@@ -378,7 +378,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     command("uci", cmd_uci, "a UCI engine on stdin/stdout (for chess GUIs and python-chess)")
 
-    p = command("match", cmd_match, "engine-vs-engine match with Elo and its 95% interval")
+    p = command(
+        "match",
+        cmd_match,
+        "engine-vs-engine match: score, Elo difference and its confidence interval",
+    )
     p.add_argument(
         "--engine",
         action="append",
