@@ -19,6 +19,7 @@ from engine.core.games import make_move
 from engine.core.state import MAX_MOVES
 from engine.search.codes import DONE, FULL, INFO_SIZE, MAX_PATH
 from engine.search.params import ParamSpec, validate
+from engine.search.parts.path import HIST_MAX
 from engine.search.tree import (
     NONE,
     ROOT,
@@ -174,8 +175,20 @@ class Worker:
         self.no_record = np.zeros(0, dtype=np.int32)
         self.record = np.zeros(max(ply_cap, 1), dtype=np.int32)
         self._visits_offset = 0  # root visits this worker did not make (a reused subtree)
-        self.history_keys: list[int] = []  # (repetition before the root: alphabeta only)
+        self.keys = np.zeros(HIST_MAX + MAX_PATH + 1, dtype=np.uint64)  # see parts/path.py
         self.extra: Any = None  # algorithm-specific scratch (e.g. an alpha-beta context)
+
+    @property
+    def history_keys(self) -> list[int]:
+        return [int(k) for k in self.keys[:HIST_MAX] if k]
+
+    @history_keys.setter
+    def history_keys(self, keys: list[int]) -> None:
+        """The game's positions before the root (oldest first), for repetition draws."""
+        keys = keys[-HIST_MAX:]
+        self.keys[:HIST_MAX] = 0
+        if keys:
+            self.keys[HIST_MAX - len(keys) : HIST_MAX] = np.array(keys, dtype=np.uint64)
 
     @property
     def iterations(self) -> int:

@@ -25,7 +25,7 @@ from engine.search.params import ParamSpec
 from engine.search.parts.backup import backup_negamax
 from engine.search.parts.expand import expand_all
 from engine.search.parts.final import value_plus_log_visits
-from engine.search.parts.path import begin, descend, guard, record_new
+from engine.search.parts.path import HIST_MAX, begin, descend, guard, record_new
 from engine.search.parts.select import bfms_score, select_bfms
 from engine.search.tree import FIRST_CHILD, FLAGS, META, NONE, ROOT, TERMINAL, USED, VALUE, Tree
 
@@ -41,21 +41,24 @@ def bfms_iteration(
     path: np.ndarray,
     info: np.ndarray,
     finfo: np.ndarray,
+    keys: np.ndarray,
     c: float,
     fpu: float,
 ) -> None:
     flags = tree[FLAGS]
-    length = begin(root, s, path, info)
+    length = begin(root, s, path, info, keys)
     node = ROOT
     while length < MAX_PATH - 1 and not (flags[node] & TERMINAL):
         if tree[FIRST_CHILD][node] == NONE:
             first_new = tree[META][USED]
-            count = expand_all(tree, node, s, moves, child_state, child_moves, True)
+            count = expand_all(
+                tree, node, s, moves, child_state, child_moves, True, keys, HIST_MAX + length - 1
+            )
             if count:
                 record_new(info, first_new, count)
             break
         node = select_bfms(tree, node, c, fpu)
-        length = descend(tree, node, s, path, length)
+        length = descend(tree, node, s, path, length, keys)
     info[T_PATH_LEN] = length
     info[T_SIM_STATUS] = -1 if flags[node] & TERMINAL else 0
     backup_negamax(tree, node)
@@ -73,6 +76,7 @@ def bfms_run(
     path: np.ndarray,
     info: np.ndarray,
     finfo: np.ndarray,
+    keys: np.ndarray,
     kparams: np.ndarray,
     max_iters: int,
     stop: np.ndarray,
@@ -82,7 +86,9 @@ def bfms_run(
         code = guard(tree, stop, MAX_MOVES)
         if code != GO_ON:
             return it, code
-        bfms_iteration(tree, root, s, moves, child_state, child_moves, path, info, finfo, c, fpu)
+        bfms_iteration(
+            tree, root, s, moves, child_state, child_moves, path, info, finfo, keys, c, fpu
+        )
     return max_iters, DONE
 
 
@@ -149,5 +155,5 @@ class BFMS(Algorithm):
         w = worker
         return bfms_run(
             w.tree.arrays, w.root, w.state, w.moves, w.child_state, w.child_moves,
-            w.path, w.info, w.finfo, w.kparams, max_iters, stop,
+            w.path, w.info, w.finfo, w.keys, w.kparams, max_iters, stop,
         )  # fmt: skip

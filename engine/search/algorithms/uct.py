@@ -33,7 +33,7 @@ from engine.search.params import ParamSpec
 from engine.search.parts.backup import backup_average
 from engine.search.parts.expand import expand_one, look
 from engine.search.parts.final import FINAL_PARAM
-from engine.search.parts.path import begin, descend, guard, record_new
+from engine.search.parts.path import HIST_MAX, begin, descend, guard, record_new
 from engine.search.parts.select import select_ucb1
 from engine.search.parts.simulate import outcome_reward, playout_reward
 from engine.search.tree import FLAGS, NUM_CHILDREN, NUM_LEGAL, OUTCOME, ROOT, TERMINAL, UNKNOWN
@@ -50,6 +50,7 @@ def uct_iteration(
     path: np.ndarray,
     info: np.ndarray,
     finfo: np.ndarray,
+    keys: np.ndarray,
     rng: np.ndarray,
     c: float,
     policy: int,
@@ -57,21 +58,21 @@ def uct_iteration(
 ) -> None:
     """One UCT iteration: select, expand one, playout, back up. Trace in path/info/finfo/record."""
     flags, num_legal, num_children = tree[FLAGS], tree[NUM_LEGAL], tree[NUM_CHILDREN]
-    length = begin(root, s, path, info)
+    length = begin(root, s, path, info, keys)
     node = ROOT
     while length < MAX_PATH - 1:
         if flags[node] & TERMINAL:
             break
-        if num_legal[node] == UNKNOWN and look(tree, node, s, moves):
+        if num_legal[node] == UNKNOWN and look(tree, node, s, moves, keys, HIST_MAX + length - 1):
             break
         if num_children[node] < num_legal[node]:
-            node = expand_one(tree, node, s, moves, rng)  # plays the new move on s
+            node = expand_one(tree, node, s, moves, rng, keys, length)  # plays it on s
             path[length] = node
             length += 1
             record_new(info, node, 1)
             break
         node = select_ucb1(tree, node, c)
-        length = descend(tree, node, s, path, length)
+        length = descend(tree, node, s, path, length, keys)
     info[T_PATH_LEN] = length
     if flags[node] & TERMINAL:
         reward = outcome_reward(tree[OUTCOME][node])
@@ -98,6 +99,7 @@ def uct_run(
     path: np.ndarray,
     info: np.ndarray,
     finfo: np.ndarray,
+    keys: np.ndarray,
     rng: np.ndarray,
     kparams: np.ndarray,
     max_iters: int,
@@ -110,7 +112,7 @@ def uct_run(
         if code != GO_ON:
             return it, code
         uct_iteration(
-            tree, root, s, moves, hist, record, path, info, finfo, rng, c, policy, ply_cap
+            tree, root, s, moves, hist, record, path, info, finfo, keys, rng, c, policy, ply_cap
         )
     return max_iters, DONE
 
@@ -157,5 +159,5 @@ class UCT(UCB1Family):
         w = worker
         return uct_run(
             w.tree.arrays, w.root, w.state, w.moves, w.hist, w.record if trace else w.no_record,
-            w.path, w.info, w.finfo, w.rng, w.kparams, max_iters, stop,
+            w.path, w.info, w.finfo, w.keys, w.rng, w.kparams, max_iters, stop,
         )  # fmt: skip

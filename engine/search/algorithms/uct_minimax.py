@@ -34,7 +34,7 @@ from engine.search.params import ParamSpec
 from engine.search.parts.backup import backup_average
 from engine.search.parts.expand import expand_all, look
 from engine.search.parts.final import FINAL_PARAM
-from engine.search.parts.path import begin, descend, guard, record_new
+from engine.search.parts.path import HIST_MAX, begin, descend, guard, record_new
 from engine.search.parts.select import random_unvisited, select_ucb1
 from engine.search.parts.simulate import minimax_reward, outcome_reward
 from engine.search.tree import (
@@ -64,6 +64,7 @@ def uct_minimax_iteration(
     path: np.ndarray,
     info: np.ndarray,
     finfo: np.ndarray,
+    keys: np.ndarray,
     rng: np.ndarray,
     c: float,
     depth: int,
@@ -71,25 +72,27 @@ def uct_minimax_iteration(
     quiesce: bool,
 ) -> None:
     flags = tree[FLAGS]
-    length = begin(root, s, path, info)
+    length = begin(root, s, path, info, keys)
     node = ROOT
     while length < MAX_PATH - 1 and not (flags[node] & TERMINAL):
         if tree[FIRST_CHILD][node] == NONE:
             first_new = tree[META][USED]
-            count = expand_all(tree, node, s, moves, child_state, child_moves, False)
+            count = expand_all(
+                tree, node, s, moves, child_state, child_moves, False, keys, HIST_MAX + length - 1
+            )
             if count == 0:
                 break  # the game is over here: marked terminal
             record_new(info, first_new, count)
         child = random_unvisited(tree, node, rng)
         if child != NONE:
             node = child
-            length = descend(tree, node, s, path, length)
+            length = descend(tree, node, s, path, length, keys)
             break
         node = select_ucb1(tree, node, c)
-        length = descend(tree, node, s, path, length)
+        length = descend(tree, node, s, path, length, keys)
     info[T_PATH_LEN] = length
     if not (flags[node] & TERMINAL) and tree[NUM_LEGAL][node] == UNKNOWN:
-        look(tree, node, s, moves)  # learn whether the leaf's game is over
+        look(tree, node, s, moves, keys, HIST_MAX + length - 1)  # is the leaf's game over?
     if flags[node] & TERMINAL:
         reward = outcome_reward(tree[OUTCOME][node])
         score = 2.0 * reward - 1.0
@@ -115,6 +118,7 @@ def uct_minimax_run(
     path: np.ndarray,
     info: np.ndarray,
     finfo: np.ndarray,
+    keys: np.ndarray,
     rng: np.ndarray,
     kparams: np.ndarray,
     max_iters: int,
@@ -127,7 +131,7 @@ def uct_minimax_run(
         if code != GO_ON:
             return it, code
         uct_minimax_iteration(
-            tree, root, s, moves, child_state, child_moves, ctx, path, info, finfo, rng,
+            tree, root, s, moves, child_state, child_moves, ctx, path, info, finfo, keys, rng,
             c, depth, scaled, quiesce,
         )  # fmt: skip
     return max_iters, DONE
@@ -179,5 +183,5 @@ class UCTMinimax(UCB1Family):
         w.extra.stop[0] = 0
         return uct_minimax_run(
             w.tree.arrays, w.root, w.state, w.moves, w.child_state, w.child_moves, w.extra.arrays,
-            w.path, w.info, w.finfo, w.rng, w.kparams, max_iters, stop,
+            w.path, w.info, w.finfo, w.keys, w.rng, w.kparams, max_iters, stop,
         )  # fmt: skip

