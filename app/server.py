@@ -17,6 +17,7 @@ the shutdown folds into the database file.
 from __future__ import annotations
 
 import logging
+import socket
 from types import FrameType
 
 import uvicorn
@@ -42,6 +43,19 @@ class CanopyServer(uvicorn.Server):
             except Exception:  # pragma: no cover - never let the handler fail
                 log.exception("stopping the searches on signal %s failed", sig)
         super().handle_exit(sig, frame)
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        """A graceful shutdown on SIGTERM is a clean exit: status 0.
+
+        uvicorn re-raises the signal it caught once it is done (so the process
+        would end *killed by SIGTERM*, status 143); after a complete, orderly
+        shutdown there is nothing to report, so that is skipped.
+        """
+        await super().shutdown(sockets)
+        if not self.force_exit:
+            captured = getattr(self, "_captured_signals", None)
+            if isinstance(captured, list):
+                captured.clear()
 
 
 def serve(
