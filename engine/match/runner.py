@@ -338,16 +338,25 @@ class Match:
                 position += " moves " + " ".join(record.moves)
             loser = "0-1" if turn == chess.WHITE else "1-0"
             side = "White" if turn == chess.WHITE else "Black"
+            clocked = config.tc.base_ms is not None and spec.limits.go() is None
+            asked = time.perf_counter()
             try:
                 client = seat.engine(index)
-                report = client.search(position, go, timeout=self._timeout(allotted))
+                timeout = self._timeout(allotted, clocks[turn] if clocked else None)
+                report = client.search(position, go, timeout=timeout)
             except EngineError as exc:
                 seat.drop(index)
-                record.result, record.termination = loser, "abandoned"
-                record.reason = f"{side} ({spec.name}) failed: {exc}"
+                record.result = loser
+                waited = (time.perf_counter() - asked) * 1000.0
+                if clocked and waited > clocks[turn] + config.timemargin_ms:
+                    record.termination = "time forfeit"
+                    record.reason = f"{side} ({spec.name}) lost on time (no move)"
+                else:
+                    record.termination = "abandoned"
+                    record.reason = f"{side} ({spec.name}) failed: {exc}"
                 break
             self._time(index, report, allotted)
-            if config.tc.base_ms is not None and spec.limits.go() is None:
+            if clocked:
                 clocks[turn] -= report.elapsed_ms
                 if clocks[turn] < -config.timemargin_ms:
                     record.result, record.termination = loser, "time forfeit"
@@ -377,11 +386,10 @@ class Match:
         inc = tc.inc_ms
         return f"go wtime {wtime} btime {btime} winc {inc} binc {inc}", None
 
-    def _timeout(self, allotted: float | None) -> float:
+    def _timeout(self, allotted: float | None, clock: float | None) -> float:
         """Seconds before we send ``stop`` (and then give up) on a silent engine."""
-        tc = self.config.tc
-        if tc.base_ms is not None:
-            return (tc.base_ms + 100 * tc.inc_ms) / 1000.0 + 10.0
+        if clock is not None:  # past the flag (and the margin) nothing can save it
+            return max(0.0, clock + self.config.timemargin_ms) / 1000.0 + 0.5
         if allotted:
             return allotted / 1000.0 + 10.0
         return 600.0  # fixed nodes or depth: no clock

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from engine.errors import CanopyError
 
 Z95 = 1.959963984540054
+SCORE_EPSILON = 1e-9  # closer to 0 or 1 than this is rounding error: unbounded
 
 
 def score_of(elo: float) -> float:
@@ -37,7 +38,7 @@ def score_of(elo: float) -> float:
 
 def elo_of(score: float) -> float | None:
     """Elo difference for an expected score; None at 0 or 1 (unbounded)."""
-    if score <= 0.0 or score >= 1.0:
+    if score <= SCORE_EPSILON or score >= 1.0 - SCORE_EPSILON:
         return None
     return -400.0 * math.log10(1.0 / score - 1.0)
 
