@@ -30,7 +30,7 @@ game_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "canopy_game_id", default=None
 )
 
-_TOKEN = re.compile(r"(token[=:]\s*\"?)[^&\s\"',;}]+", re.IGNORECASE)
+_TOKEN = re.compile(r"(token\"?\s*[=:]\s*\"?)[^&\s\"',;}]+", re.IGNORECASE)
 REDACTED = "[redacted]"
 
 

@@ -30,6 +30,8 @@ const LARGE_KEY = "canopy:large";
 const ARROWS_KEY = "canopy:arrows";
 
 const body = document.body;
+// The projector view (/games/{id}/watch) is read-only: it never sends a token.
+const PROJECTOR = body.dataset.view === "projector";
 const s = createState({ gameId: body.dataset.gameId || "", token: readToken(body.dataset.gameId) });
 let socket = null;
 let settingsDirty = false;
@@ -466,7 +468,7 @@ async function copyText(text, what) {
 // ------------------------------------------------------------------ boot
 
 function readToken(gameId) {
-  if (!gameId) return null;
+  if (!gameId || PROJECTOR) return null;
   const match = location.hash.match(/token=([\w-]+)/);
   if (match) {
     localStorage.setItem(TOKEN_KEY(gameId), match[1]);
@@ -483,7 +485,13 @@ async function fetchJson(url) {
 }
 
 async function boot() {
-  toggleLarge(localStorage.getItem(LARGE_KEY) === "1");
+  if (PROJECTOR) {
+    s.view.large = true; // large type without changing the user's saved preference
+    document.documentElement.classList.add("large");
+    $("btn-large").setAttribute("aria-pressed", "true");
+  } else {
+    toggleLarge(localStorage.getItem(LARGE_KEY) === "1");
+  }
   s.view.arrows = localStorage.getItem(ARROWS_KEY) !== "0";
   $("opt-arrows").checked = s.view.arrows;
   $("opt-arrows").addEventListener("change", (e) => {

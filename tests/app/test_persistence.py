@@ -1,0 +1,200 @@
+"""Games in the database: they outlive the app, unload and reload, and a failing database
+refuses the request without changing the game."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import time
+from collections.abc import Iterator
+
+from fastapi.testclient import TestClient
+from sqlalchemy.exc import OperationalError
+
+from app.main import create_app
+from app.settings import Settings
+from app.store import SqlStore, token_hash
+from tests.app.conftest import Socket, game_state, new_game
+
+
+@contextlib.contextmanager
+def running(settings: Settings) -> Iterator[TestClient]:
+    with TestClient(create_app(settings)) as client:
+        yield client
+
+
+@contextlib.contextmanager
+def socket(client: TestClient, url: str) -> Iterator[Socket]:
+    with client.websocket_connect(url) as raw:
+        yield Socket(raw)
+
+
+def play(ws: Socket, moves: list[str]) -> dict:
+    state = ws.recv()
+    for uci in moves:
+        ws.send({"type": "move", "uci": uci})
+        ply = state["ply"]
+        state = ws.state(lambda f, ply=ply: f["ply"] > ply)
+    return state
+
+
+def test_a_game_outlives_the_app_with_moves_settings_name_and_token(settings: Settings) -> None:
+    with running(settings) as client:
+        game = new_game(client, human="both", algorithm="bfms", name="Ada's <b>game</b>")
+        with socket(client, game["ws"]) as ws:
+            play(ws, ["e2e4", "e7e5", "g1f3"])
+        before = game_state(client, game["id"])
+    with running(settings) as client:  # a new process in all but name: same data dir
+        after = game_state(client, game["id"])
+        assert after["moves"] == ["e2e4", "e7e5", "g1f3"]
+        assert after["fen"] == before["fen"] and after["settings"] == before["settings"]
+        assert after["name"] == "Ada's <b>game</b>" and after["human"] == "both"
+        with socket(client, game["ws"]) as ws:
+            state = ws.recv()
+            assert state["role"] == "player"  # the token still authorises
+            ws.send({"type": "move", "uci": "b8c6"})
+            assert ws.state(lambda f: f["ply"] == 4)["moves"][-1] == "b8c6"
+
+
+def test_undo_and_a_new_start_position_rewrite_the_stored_moves(settings: Settings) -> None:
+    fen = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"
+    with running(settings) as client:
+        game = new_game(client, human="both")
+        with socket(client, game["ws"]) as ws:
+            play(ws, ["d2d4", "d7d5", "c2c4"])
+            ws.send({"type": "undo"})
+            ws.state(lambda f: f["ply"] == 2)
+        with running(settings) as other:  # a second app reading the same database
+            assert game_state(other, game["id"])["moves"] == ["d2d4", "d7d5"]
+        with socket(client, game["ws"]) as ws:
+            ws.recv()
+            ws.send({"type": "setup", "fen": fen})
+            ws.state(lambda f: f["start_fen"] == fen)
+    with running(settings) as client:
+        after = game_state(client, game["id"])
+        assert after["start_fen"] == fen and after["moves"] == []
+
+
+def test_the_database_keeps_a_hash_of_the_token_never_the_token(settings: Settings) -> None:
+    with running(settings) as client:
+        game = new_game(client, human="white")
+    raw = (settings.data_dir / "canopy.db").read_bytes()
+    wal = settings.data_dir / "canopy.db-wal"
+    raw += wal.read_bytes() if wal.exists() else b""
+    assert game["token"].encode() not in raw
+    with contextlib.closing(sqlite3.connect(settings.data_dir / "canopy.db")) as db:
+        (stored,) = db.execute("select token_hash from games where id=?", (game["id"],)).fetchone()
+    assert stored == token_hash(game["token"])
+
+
+def test_sqlite_runs_in_wal_mode_with_full_sync(settings: Settings) -> None:
+    store = SqlStore(settings.db_url)
+    try:
+        with store.engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+            assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 2  # FULL
+    finally:
+        store.close()
+
+
+def test_idle_games_are_unloaded_to_the_database_and_reloaded_on_demand(
+    settings: Settings,
+) -> None:
+    with running(settings.model_copy(update={"max_games": 2})) as client:
+        service = client.app.state.service  # type: ignore[attr-defined]
+        first = new_game(client, human="both")
+        with socket(client, first["ws"]) as ws:
+            play(ws, ["e2e4", "c7c5"])
+        second = new_game(client, human="both")
+        third = new_game(client, human="both")  # memory is full: the oldest idle game goes
+        assert service.store.get(first["id"]) is None
+        assert {g.id for g in service.store.all()} == {second["id"], third["id"]}
+        state = game_state(client, first["id"])  # loaded again from the database
+        assert state["moves"] == ["e2e4", "c7c5"]
+        assert service.store.get(first["id"]) is not None and len(service.store) == 2
+        listed = client.get("/api/games").json()["games"]
+        assert {g["id"] for g in listed} == {first["id"], second["id"], third["id"]}
+        assert all("token" not in g for g in listed)
+
+
+def test_games_watched_by_someone_are_never_unloaded(settings: Settings) -> None:
+    with running(settings.model_copy(update={"max_games": 1})) as client:
+        first = new_game(client, human="both")
+        with socket(client, first["ws"]) as ws:
+            ws.recv()
+            response = client.post("/api/games", json={"human": "both"})
+            assert response.status_code == 503
+            assert response.json()["code"] == "too_many_games"
+
+
+def test_a_failing_database_refuses_the_move_and_leaves_the_game_as_it_was(
+    client: TestClient, connect
+) -> None:
+    game = new_game(client, human="both")
+    ws = connect(game)
+    play(ws, ["e2e4"])
+    before = game_state(client, game["id"])
+    store = client.app.state.service.db  # type: ignore[attr-defined]
+
+    def broken(*args: object) -> None:
+        raise OperationalError("UPDATE games", {}, Exception("disk I/O error"))
+
+    store.save = broken
+    ws.send({"type": "move", "uci": "e7e5"})
+    error = ws.error()
+    assert error["code"] == "storage_unavailable" and error["request"] == "move"
+    after = game_state(client, game["id"])
+    assert after["moves"] == before["moves"] == ["e2e4"]
+    assert after["fen"] == before["fen"]
+    del store.save  # the database is back: the same move is accepted
+    ws.send({"type": "move", "uci": "e7e5"})
+    assert ws.state(lambda f: f["ply"] == 2)["moves"] == ["e2e4", "e7e5"]
+
+
+def test_health_is_degraded_with_503_when_the_database_does_not_answer(
+    client: TestClient,
+) -> None:
+    store = client.app.state.service.db  # type: ignore[attr-defined]
+
+    def down() -> float:
+        raise OperationalError("SELECT 1", {}, Exception("connection refused"))
+
+    store.ping = down
+    response = client.get("/api/health")
+    assert response.status_code == 503
+    body = response.json()
+    assert body["status"] == "degraded" and body["db"]["ok"] is False
+    assert body["pool"]["capacity"] == 2
+
+
+def test_a_search_nobody_watches_stops_and_resumes_when_someone_returns(
+    settings: Settings,
+) -> None:
+    quick = settings.model_copy(update={"idle_search_s": 0.3, "janitor_s": 0.1})
+    with running(quick) as client:
+        game = new_game(client, human="none", movetime_ms=5_000)
+        with socket(client, game["ws"]) as ws:
+            ws.state(lambda f: f["search"]["status"] == "running")
+        deadline = time.monotonic() + 10
+        while game_state(client, game["id"])["search"]["status"] != "idle":
+            assert time.monotonic() < deadline, "the unwatched search did not stop"
+            time.sleep(0.1)
+        state = game_state(client, game["id"])
+        assert state["search"]["paused"] is True
+        with socket(client, game["ws"]) as ws:  # someone watches again: the engine goes on
+            ws.state(lambda f: f["search"]["status"] == "running" and not f["search"]["paused"])
+
+
+def test_memory_per_search_caps_the_tree_and_the_hash_table(settings: Settings) -> None:
+    small = settings.model_copy(update={"search_memory_mb": 8, "max_threads": 2})
+    with running(small) as client:
+        limits = client.get("/api/settings").json()
+        assert limits["search_memory_mb"] == 8
+        from engine.search.tree import BYTES_PER_NODE
+
+        assert limits["node_budget"] * 2 * BYTES_PER_NODE <= 8 * 1024 * 1024
+        response = client.post(
+            "/api/games", json={"algorithm": "alphabeta", "params": {"hash_mb": 16}}
+        )
+        assert response.status_code == 400
+        assert "hash_mb" in response.json()["message"]
