@@ -19,15 +19,27 @@ import contextlib
 import logging
 import secrets
 import time
+from collections import deque
 from collections.abc import Callable, Coroutine, Iterable, Sequence
 from typing import Any, Protocol
 
+from app.inside import (
+    STEP_LOG,
+    inspect,
+    log_entry,
+    step_positions,
+    sync_tree_size,
+    tree_size_wanted,
+)
 from app.pool import SearchPool
+from app.race import RaceRunner
 from app.schemas import (
     CreateGame,
     GoFrame,
     MoveFrame,
+    NodeFrame,
     PingFrame,
+    RaceFrame,
     SearchFrame,
     SettingsFrame,
     SetupFrame,
@@ -65,6 +77,8 @@ _ID_CHARS = frozenset("0123456789abcdefABCDEF")
 
 class Controller(Protocol):
     """What the app needs of ``engine.search.controller.SearchController``."""
+
+    tree_size: int  # tree nodes per snapshot (read at each snapshot)
 
     def configure(
         self,
@@ -175,6 +189,9 @@ class LiveGame:
         # ``idle_search_s`` and, if it was the engine's move, resumes when someone returns.
         self.unwatched_since: float | None = time.monotonic()
         self.unwatched_stop = False
+        # Inside the search: the race of this game's position, the step traces taken.
+        self.race = RaceRunner(self)
+        self.step_log: deque[dict[str, Any]] = deque(maxlen=STEP_LOG)
 
     def __hash__(self) -> int:
         return hash(self.id)
@@ -187,12 +204,16 @@ class LiveGame:
         conn.outbox.put_state(self._encode_state(conn.role))
         if self.latest is not None:
             conn.outbox.put_stats(self.latest)
+        if conn.outbox.tree_nodes is None:
+            conn.outbox.tree_nodes = self.settings.tree_nodes
+        self.race.attach(conn)
         if self.unwatched_stop and not self.closed:
             self.service.spawn(self._resume_watched())
 
     def detach(self, conn: Connection) -> None:
         self.connections.discard(conn)
         self.last_activity = time.monotonic()
+        sync_tree_size(self)
         if not self.connections:
             self.unwatched_since = self.last_activity
 
@@ -387,7 +408,7 @@ class LiveGame:
                 threads=e.threads,
                 seed=e.seed,
                 node_budget=self.service.tree_budget,
-                tree_size=self.settings.tree_nodes,
+                tree_size=tree_size_wanted(self),
                 on_info=self._on_info_threadsafe,
                 info_interval=1.0 / self.settings.stats_hz,
             )
@@ -546,6 +567,14 @@ class LiveGame:
                 conn.outbox.tree = frame.tree
             if frame.hz is not None:
                 conn.outbox.hz = min(frame.hz, self.settings.stats_hz)
+            if frame.tree_nodes is not None:
+                conn.outbox.tree_nodes = frame.tree_nodes
+            if frame.tree_format is not None:
+                conn.outbox.tree_compact = frame.tree_format == "compact"
+            sync_tree_size(self)
+            return
+        if isinstance(frame, NodeFrame):
+            await inspect(self, conn, frame.id)
             return
         async with self.lock:
             if self.closed:
@@ -553,7 +582,11 @@ class LiveGame:
             if self.service.stopping:
                 raise ShuttingDownError("the server is restarting; try again in a moment")
             paused = self.paused
-            if isinstance(frame, MoveFrame):
+            if self.race.running and not isinstance(frame, RaceFrame):
+                await self.race.stop()  # a race is about its position: anything else ends it
+            if isinstance(frame, RaceFrame):
+                await self.race.handle(frame)
+            elif isinstance(frame, MoveFrame):
                 await self.move(frame.uci)
             elif isinstance(frame, SearchFrame):
                 await self.search(frame.action)
@@ -613,6 +646,8 @@ class LiveGame:
         trace = await asyncio.to_thread(ctl.step)
         info = await asyncio.to_thread(ctl.info)
         payload = trace.to_dict() if hasattr(trace, "to_dict") else dict(trace)
+        payload.update(step_positions(info.fen, payload, self.session.board))
+        self.step_log.append(log_entry(payload))
         text = encode_step(payload, self.settings.ws_max_frame)
         for conn in list(self.connections):
             conn.outbox.put_reply(text)
@@ -696,9 +731,18 @@ class LiveGame:
         await self._after_change()
 
     # ---------------------------------------------------------------- teardown
+    async def stop_for_race(self) -> None:
+        """A race is starting: stop this game's own search (pausing the engine on its move)."""
+        if self.session.engine_to_move:
+            self.paused = True
+        await self._cancel()
+        self.version += 1
+        self.broadcast_state()
+
     async def close(self) -> None:
         async with self.lock:
             self.closed = True
+            await self.race.close()
             await self._cancel()
             if self.controller is not None:
                 await asyncio.to_thread(self.controller.close)

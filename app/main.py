@@ -20,11 +20,12 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.games import ControllerFactory, GameService
 from app.limits import WindowLimiter
 from app.middleware import HardeningMiddleware
-from app.routes import api, pages, ws
+from app.routes import api, inside, pages, ws
 from app.settings import Settings
 from app.store import SqlStore
 from engine.errors import CanopyError
@@ -32,6 +33,16 @@ from engine.errors import CanopyError
 HERE = Path(__file__).resolve().parent
 log = logging.getLogger("canopy.app")
 
+_HTTP_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "too_large",
+    415: "unsupported_media_type",
+    429: "rate_limited",
+}
 _STATUS = {
     "not_found": 404,
     "too_many_games": 503,
@@ -84,12 +95,24 @@ def create_app(
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     app.include_router(pages.router)
     app.include_router(api.router)
+    app.include_router(inside.router)
     app.include_router(ws.router)
 
     @app.exception_handler(CanopyError)
     async def canopy_error(request: Request, exc: CanopyError) -> JSONResponse:
         return JSONResponse(
             {"code": exc.code, "message": str(exc)}, status_code=_STATUS.get(exc.code, 400)
+        )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        """Every HTTP error has the same body as the others: ``{"code", "message"}``."""
+        code = _HTTP_CODES.get(exc.status_code, "error")
+        message = exc.detail if isinstance(exc.detail, str) else code.replace("_", " ")
+        return JSONResponse(
+            {"code": code, "message": message},
+            status_code=exc.status_code,
+            headers=getattr(exc, "headers", None),
         )
 
     @app.exception_handler(RequestValidationError)

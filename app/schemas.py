@@ -108,11 +108,43 @@ class GoFrame(_Strict):
 
 
 class SubscribeFrame(_Strict):
-    """Per-connection stream options: the tree in stats frames, the stats rate."""
+    """Per-connection stream options: the tree in stats frames (whether, how many
+    nodes, rows or compact arrays), the stats rate."""
 
     type: Literal["subscribe"]
     tree: bool | None = None
     hz: float | None = Field(None, gt=0)
+    tree_nodes: int | None = Field(None, ge=1, le=500)
+    tree_format: Literal["rows", "compact"] | None = None
+
+
+class NodeFrame(_Strict):
+    """Details of one node of the live search tree (answered with a ``node`` frame)."""
+
+    type: Literal["node"]
+    id: int = Field(ge=0)
+
+
+class Contender(_Strict):
+    """One side of an algorithm race: an algorithm, its parameters, its threads."""
+
+    algorithm: str = Field(max_length=40)
+    params: dict[str, Any] | None = None
+    threads: int | None = Field(None, ge=1)
+    label: str | None = Field(None, max_length=40)
+
+
+class RaceFrame(_Strict):
+    """``start``: search the game's position with two configurations side by side,
+    kept in step by ``sync`` (equal iterations or equal time); ``stop``."""
+
+    type: Literal["race"]
+    action: Literal["start", "stop"]
+    a: Contender | None = None
+    b: Contender | None = None
+    sync: Literal["iterations", "time"] | None = None
+    iterations: int | None = Field(None, ge=1)
+    movetime_ms: int | None = Field(None, ge=1)
 
 
 class PingFrame(_Strict):
@@ -130,14 +162,16 @@ ClientFrame = Annotated[
     | SetupFrame
     | GoFrame
     | SubscribeFrame
-    | PingFrame,
+    | PingFrame
+    | NodeFrame
+    | RaceFrame,
     Field(discriminator="type"),
 ]
 CLIENT_TYPES: frozenset[str] = frozenset(
-    ("move", "search", "settings", "undo", "setup", "go", "subscribe", "ping")
+    ("move", "search", "settings", "undo", "setup", "go", "subscribe", "ping", "node", "race")
 )
 #: Frames a spectator (no valid token) may send: the rest change the game.
-READ_ONLY_TYPES: frozenset[str] = frozenset(("subscribe", "ping"))
+READ_ONLY_TYPES: frozenset[str] = frozenset(("subscribe", "ping", "node"))
 client_frame: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)
 
 
@@ -238,8 +272,28 @@ class TreeNode(BaseModel):
     depth: int
     visits: int
     q: float | None  # for the side that made the move into this node
+    q_white: float | None = None  # the same expected score for White
+    value: float | None = None  # bfms: backed-up negamax value (same side as q)
     terminal: bool
     children: int
+
+
+class ThreadMove(BaseModel):
+    move: str
+    san: str
+    visits: int
+    share: float | None  # of this thread's root visits
+    q: float | None  # for the side to move at the root
+    uct: float | None
+
+
+class ThreadStatsOut(BaseModel):
+    """One root-parallel thread's own root table, before the merge."""
+
+    thread: int
+    iterations: int
+    nodes: int
+    moves: list[ThreadMove] = []
 
 
 class PoolStatus(BaseModel):
@@ -269,9 +323,12 @@ class StatsFrame(BaseModel):
     pv: list[str]
     pv_san: list[str]
     moves: list[MoveRow]
-    thread_stats: list[dict[str, int]]
-    tree: list[TreeNode]
+    thread_stats: list[ThreadStatsOut]
+    tree: list[TreeNode] | list[list[Any]]  # arrays in ``tree_fields`` order when compact
     tree_trimmed: bool
+    tree_fields: list[str] | None = None
+    depth_histogram: list[int] = []  # tree nodes at each depth (all threads' trees)
+    branching_factor: float | None = None  # mean children per expanded node
     moves_trimmed: bool = False
     search: SearchStatus
     pool: PoolStatus
@@ -284,6 +341,113 @@ class StepFrame(BaseModel):
     expansion: Any
     simulation: Any
     backpropagation: Any
+    algorithm: str | None = None
+    thread: int | None = None  # which root-parallel thread's tree ran the iteration
+    iteration: int | None = None
+    fen: str | None = None  # the root position
+    path: list[str] = []  # the selection path from the root (UCI)
+    leaf_fen: str | None = None  # where the simulation started
+    end_fen: str | None = None  # where a playout ended
+
+
+class NodeSelection(BaseModel):
+    rule: Literal["ucb1", "bfms"]
+    formula: str
+    parent_visits: int
+    params: dict[str, float]
+    exploit: float | None  # Q/N (UCB1) or the node's value (bfms); null while unvisited
+    explore: float | None  # the exploration term
+    score: float | None  # their sum; null while infinite (unvisited)
+
+
+class NodeChild(BaseModel):
+    id: int
+    move: str
+    san: str
+    visits: int
+    q: float | None
+    terminal: bool
+    exploit: float | None
+    explore: float | None
+    score: float | None
+
+
+class NodeInfoFrame(BaseModel):
+    """Answer to ``node``: one tree node in full (thread 0's tree, as drawn)."""
+
+    type: Literal["node"]
+    id: int
+    thread: int
+    root_fen: str
+    fen: str  # the node's position
+    path: list[str]
+    path_san: list[str]
+    depth: int
+    mover: Literal["white", "black"] | None  # who made the move into the node
+    visits: int
+    q: float | None  # for the mover
+    q_white: float | None
+    eval: float | None  # for the mover
+    value: float | None
+    terminal: bool
+    outcome: int | None
+    parent: int
+    selection: NodeSelection | None  # null for the root
+    pv: list[str]  # the line the search expects after the node
+    pv_san: list[str]
+    children: list[NodeChild]
+    children_total: int
+    legal_moves: int | None
+
+
+class RaceRow(BaseModel):
+    move: str
+    san: str
+    rank: int
+    other_rank: int | None  # rank of the move in the other side's table (null: absent)
+    visits: int
+    share: float | None
+    q: float | None
+    uct: float | None
+    eval: float | None
+    bound: str
+    pv_san: list[str]
+
+
+class RaceSide(BaseModel):
+    label: str
+    algorithm: str
+    params: dict[str, Any]
+    threads: int
+    iterations: int
+    nodes: int
+    nps: float | None
+    elapsed_ms: float | None
+    depth: int
+    max_depth: int
+    stop_reason: str | None
+    bestmove: str | None
+    best_san: str | None
+    pv: list[str]
+    pv_san: list[str]
+    moves: list[RaceRow]
+
+
+class RaceOut(BaseModel):
+    """A race's latest pairing of the two searches' snapshots."""
+
+    type: Literal["race"]
+    seq: int
+    fen: str | None
+    sync: Literal["iterations", "time"]
+    round: int
+    running: bool
+    budget: dict[str, int]
+    progress: float | None
+    agree: bool
+    labels: list[str]
+    a: RaceSide
+    b: RaceSide
 
 
 class ErrorFrame(BaseModel):
@@ -304,6 +468,8 @@ SERVER_FRAMES: dict[str, type[BaseModel]] = {
     "step": StepFrame,
     "error": ErrorFrame,
     "pong": PongFrame,
+    "node": NodeInfoFrame,
+    "race": RaceOut,
 }
 
 

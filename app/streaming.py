@@ -30,6 +30,24 @@ PV_PLIES = 12
 PV_FEN_ROWS = 16
 #: Bytes kept free below the frame limit (headroom for the JSON framing).
 FRAME_MARGIN = 256
+#: Largest tree a client may subscribe to (``subscribe`` ``tree_nodes``).
+MAX_TREE_NODES = 500
+#: Column order of a tree node in the ``compact`` tree format (one array per node).
+TREE_FIELDS = (
+    "id",
+    "parent",
+    "move",
+    "san",
+    "depth",
+    "visits",
+    "q",
+    "q_white",
+    "value",
+    "terminal",
+    "children",
+)
+#: Root moves per thread in ``thread_stats`` (the page shows the top few per thread).
+THREAD_MOVES = 12
 
 
 def dumps(obj: Any) -> str:
@@ -64,14 +82,23 @@ class Snapshot:
         self.root = root  # a private copy of the root position (PV previews)
         self.status = status  # search + pool status, read when the frame is encoded
         self.created = time.perf_counter()
-        self._cache: dict[bool, str] = {}
+        self._cache: dict[tuple[bool, int | None, bool], str] = {}
         self._pv_fens: dict[tuple[str, ...], str | None] = {}
 
-    def encode(self, *, tree: bool, max_bytes: int) -> str:
-        """The stats frame as JSON text, trimmed to stay under ``max_bytes``."""
-        cached = self._cache.get(tree)
+    def encode(
+        self, *, tree: bool, max_bytes: int, nodes: int | None = None, compact: bool = False
+    ) -> str:
+        """The stats frame as JSON text, trimmed to stay under ``max_bytes``.
+
+        ``nodes`` caps the tree (None: every node of the snapshot); ``compact``
+        sends each node as an array in :data:`TREE_FIELDS` order, which is what
+        lets 500 nodes fit in a frame (rows cost ~2.5 times as many bytes).
+        Each variant is encoded at most once per snapshot.
+        """
+        key = (tree, nodes if tree else 0, compact and tree)
+        cached = self._cache.get(key)
         if cached is None:
-            cached = self._cache[tree] = self._encode(tree, max_bytes)
+            cached = self._cache[key] = self._encode(tree, max_bytes, nodes, compact)
         return cached
 
     # ---------------------------------------------------------------- shaping
@@ -103,12 +130,14 @@ class Snapshot:
             "bound": m.bound,
         }
 
-    def payload(self, *, tree_nodes: int | None, plies: int = PV_PLIES) -> dict[str, Any]:
+    def payload(
+        self, *, tree_nodes: int | None, plies: int = PV_PLIES, compact: bool = False
+    ) -> dict[str, Any]:
         """The stats frame as a dict (``tree_nodes``: cap on tree nodes, None = all)."""
         i = self.info
         nodes = list(i.tree) if tree_nodes is None else _trim_tree(i.tree, tree_nodes)
         status = self.status()
-        return {
+        out = {
             "type": "stats",
             "seq": self.seq,
             "fen": i.fen,
@@ -130,44 +159,85 @@ class Snapshot:
             "pv_san": list(i.pv_san[:32]),
             "moves": [self._row(m, k, plies) for k, m in enumerate(i.moves)],
             "thread_stats": [
-                {"thread": t.thread, "iterations": t.iterations, "nodes": t.nodes}
+                {
+                    "thread": t.thread,
+                    "iterations": int(t.iterations),
+                    "nodes": int(t.nodes),
+                    "moves": [
+                        {
+                            "move": m.move,
+                            "san": m.san,
+                            "visits": int(m.visits),
+                            "share": num(m.share),
+                            "q": num(m.q),
+                            "uct": num(m.score),
+                        }
+                        for m in t.moves[:THREAD_MOVES]
+                    ],
+                }
                 for t in i.thread_stats
             ],
-            "tree": [
-                {
-                    "id": n.id,
-                    "parent": n.parent,
-                    "move": n.move,
-                    "san": n.san,
-                    "depth": n.depth,
-                    "visits": int(n.visits),
-                    "q": num(n.q),
-                    "terminal": bool(n.terminal),
-                    "children": int(n.children),
-                }
-                for n in nodes
-            ],
+            "tree": [_tree_array(n) if compact else _tree_row(n) for n in nodes],
             "tree_trimmed": len(nodes) < len(i.tree),
+            "depth_histogram": [int(c) for c in i.depth_histogram],
+            "branching_factor": num(i.branching_factor, 3),
             "search": status["search"],
             "pool": status["pool"],
             "extra": _jsonable(i.extra),
         }
+        if compact:
+            out["tree_fields"] = list(TREE_FIELDS)
+        return out
 
-    def _encode(self, tree: bool, max_bytes: int) -> str:
+    def _encode(self, tree: bool, max_bytes: int, nodes: int | None, compact: bool) -> str:
         limit = max_bytes - FRAME_MARGIN
-        cap: int | None = None if tree else 0
-        text = dumps(self.payload(tree_nodes=cap))
+        cap: int | None = (None if nodes is None else max(0, nodes)) if tree else 0
+        text = dumps(self.payload(tree_nodes=cap, compact=compact))
         # Too big: halve the tree first, then shorten PVs, then drop the rarest rows.
         while len(text.encode()) > limit and tree and (cap is None or cap > 0):
             cap = len(self.info.tree) // 2 if cap is None else cap // 2
-            text = dumps(self.payload(tree_nodes=cap))
+            text = dumps(self.payload(tree_nodes=cap, compact=compact))
         if len(text.encode()) > limit:
-            payload = self.payload(tree_nodes=0, plies=4)
+            payload = self.payload(tree_nodes=0, plies=4, compact=compact)
             while len(dumps(payload).encode()) > limit and len(payload["moves"]) > 1:
                 payload["moves"] = payload["moves"][: max(1, len(payload["moves"]) * 3 // 4)]
                 payload["moves_trimmed"] = True
             text = dumps(payload)
         return text
+
+
+def _tree_row(n: Any) -> dict[str, Any]:
+    """A tree node as an object (the default ``rows`` format)."""
+    return {
+        "id": n.id,
+        "parent": n.parent,
+        "move": n.move,
+        "san": n.san,
+        "depth": n.depth,
+        "visits": int(n.visits),
+        "q": num(n.q),
+        "q_white": num(n.q_white),
+        "value": num(n.value),
+        "terminal": bool(n.terminal),
+        "children": int(n.children),
+    }
+
+
+def _tree_array(n: Any) -> list[Any]:
+    """A tree node as an array in :data:`TREE_FIELDS` order (the ``compact`` format)."""
+    return [
+        n.id,
+        n.parent,
+        n.move,
+        n.san,
+        n.depth,
+        int(n.visits),
+        num(n.q),
+        num(n.q_white),
+        num(n.value),
+        1 if n.terminal else 0,
+        int(n.children),
+    ]
 
 
 def _trim_tree(tree: tuple[Any, ...], cap: int) -> list[Any]:
@@ -244,8 +314,8 @@ class Outbox:
     """What one connection still has to send: latest state, latest stats, a few replies.
 
     ``next()`` hands out frames in priority order (replies, then state, then
-    stats) and paces stats frames to ``hz``. Stats and state are slots: a new
-    one replaces the unsent one. Replies (errors, pongs, step traces) answer
+    race, then stats) and paces stats frames to ``hz``. Stats, state and race
+    are slots: a new one replaces the unsent one. Replies (errors, pongs, step traces) answer
     the client's own requests, so they are bounded by what it sends; the
     deque is capped anyway.
     """
@@ -253,9 +323,12 @@ class Outbox:
     def __init__(self, *, hz: float, tree: bool = True, max_bytes: int = 65536) -> None:
         self.hz = hz
         self.tree = tree
+        self.tree_nodes: int | None = None  # cap on tree nodes per stats frame (None: all)
+        self.tree_compact = False  # nodes as arrays (``subscribe`` ``tree_format``)
         self.max_bytes = max_bytes
         self._state: str | None = None
         self._stats: Snapshot | None = None
+        self._race: str | None = None
         self._replies: deque[str] = deque(maxlen=64)
         self._event = asyncio.Event()
         self._last_stats = 0.0
@@ -276,6 +349,11 @@ class Outbox:
         """Forget unsent stats (the position changed: they describe the old root)."""
         self._stats = None
 
+    def put_race(self, text: str) -> None:
+        """The latest ``race`` frame (a slot, like stats: a newer one replaces it)."""
+        self._race = text
+        self._event.set()
+
     def put_reply(self, text: str) -> None:
         self._replies.append(text)
         self._event.set()
@@ -295,12 +373,20 @@ class Outbox:
             if self._state is not None:
                 text, self._state = self._state, None
                 return text
+            if self._race is not None:
+                text, self._race = self._race, None
+                return text
             if self._stats is not None:
                 due = self._last_stats + 1.0 / self.hz - time.perf_counter()
                 if due <= 0:
                     snap, self._stats = self._stats, None
                     self._last_stats = time.perf_counter()
-                    return snap.encode(tree=self.tree, max_bytes=self.max_bytes)
+                    return snap.encode(
+                        tree=self.tree,
+                        max_bytes=self.max_bytes,
+                        nodes=self.tree_nodes,
+                        compact=self.tree_compact,
+                    )
                 try:  # something more urgent may arrive while we wait for the slot
                     async with asyncio.timeout(due):
                         await self._event.wait()
