@@ -124,13 +124,31 @@ async def _send_loop(websocket: WebSocket, outbox: Outbox) -> None:
         outbox.close()  # the client went away; the receive side notices too
 
 
+def _no_constant(name: str) -> Any:
+    """``NaN`` and ``Infinity`` are not JSON (Python's parser accepts them by default)."""
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"the number {text[:20]} is out of range")
+    return value
+
+
 async def dispatch(game: LiveGame, conn: Connection, text: str) -> None:
     """Parse, check and carry out one frame; every refusal becomes an ``error`` frame."""
     reply = conn.outbox.put_reply
     try:
-        raw = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        msg = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+        raw = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
+    except (json.JSONDecodeError, RecursionError, ValueError) as exc:
+        msg = (
+            exc.msg
+            if isinstance(exc, json.JSONDecodeError)
+            else "nested too deeply"
+            if isinstance(exc, RecursionError)
+            else str(exc)
+        )
         reply(error_frame("bad_json", f"malformed JSON: {msg}"))
         return
     if not isinstance(raw, dict):
