@@ -166,8 +166,24 @@ def click_move(page: Any, uci: str) -> None:
         page.locator(f"#promotion button[data-piece={uci[4]}]").click()
 
 
-def screenshot(page: Any, name: str) -> Path:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    path = SCREENSHOTS / name
-    page.screenshot(path=str(path))
+#: Where screenshots go: docs/screenshots with ``CANOPY_SCREENSHOTS=1`` (to refresh the
+#: committed ones), otherwise a temporary directory, so a test run leaves git clean.
+_shots: dict[str, Path] = {}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _screenshot_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    if os.environ.get("CANOPY_SCREENSHOTS") == "1":
+        _shots["dir"] = SCREENSHOTS
+    else:
+        _shots["dir"] = tmp_path_factory.mktemp("screenshots")
+    yield
+
+
+def screenshot(page: Any, name: str, *, full_page: bool = False) -> Path:
+    """Save a screenshot (see ``_screenshot_dir`` for where) and return its path."""
+    folder = _shots.get("dir", SCREENSHOTS)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    page.screenshot(path=str(path), full_page=full_page)
     return path

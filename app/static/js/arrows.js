@@ -9,6 +9,13 @@ export const BRUSHES = {
   cand: { key: "cvCand", color: "#1d4ed8", opacity: 0.55, lineWidth: 10 },
   pvOwn: { key: "cvPvOwn", color: "#b45309", opacity: 0.85, lineWidth: 8 },
   pvOpp: { key: "cvPvOpp", color: "#7c3aed", opacity: 0.75, lineWidth: 8 },
+  // Step mode and the race (inside the search).
+  path: { key: "cvPath", color: "#b45309", opacity: 0.85, lineWidth: 8 },
+  back: { key: "cvBack", color: "#0f766e", opacity: 0.85, lineWidth: 8 },
+  fresh: { key: "cvFresh", color: "#15803d", opacity: 0.7, lineWidth: 8 },
+  playout: { key: "cvPlayout", color: "#6d28d9", opacity: 0.7, lineWidth: 7 },
+  raceA: { key: "cvRaceA", color: "#1d4ed8", opacity: 0.8, lineWidth: 12 },
+  raceB: { key: "cvRaceB", color: "#c2410c", opacity: 0.8, lineWidth: 12 },
 };
 
 const MIN_WIDTH = 2.5;
@@ -52,5 +59,16 @@ export function pvShapes(pv, { max = 8 } = {}) {
     brush: i % 2 === 0 ? "pvOwn" : "pvOpp",
     modifiers: { lineWidth: 7 },
     label: { text: String(i + 1) },
+  }));
+}
+
+/** Arrows for a list of UCI moves in one brush, optionally numbered 1, 2, … */
+export function arrowShapes(moves, { brush = "path", numbered = false, width = 8 } = {}) {
+  return (moves || []).map((uci, i) => ({
+    orig: uci.slice(0, 2),
+    dest: uci.slice(2, 4),
+    brush,
+    modifiers: { lineWidth: width },
+    ...(numbered ? { label: { text: String(i + 1) } } : {}),
   }));
 }

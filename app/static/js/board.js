@@ -96,11 +96,21 @@ export function createBoard(el, promoEl, { getState, onMove }) {
     const pos = viewedPosition(s);
     if (!pos || !pos.fen) return;
     const preview = previewRow(s);
-    const movable = canMove(s) && !preview && !pendingPromotion;
+    // Inside the search: a step phase may show another position (overlay.fen) and
+    // the step or race its own arrows; the live board is back when it is cleared.
+    const overlay = !preview && isLive(s) ? s.view.overlay : null;
+    const elsewhere = !!(overlay && overlay.fen);
+    const movable = canMove(s) && !preview && !elsewhere && !pendingPromotion;
     let fen = pos.fen;
     let lastMove = pos.lastMove;
     let check = pos.check;
     let turn = pos.turn;
+    if (elsewhere) {
+      fen = overlay.fen.split(" ")[0];
+      lastMove = overlay.lastMove ? uciSquares(overlay.lastMove) : undefined;
+      check = false;
+      turn = overlay.fen.split(" ")[1] === "b" ? "black" : "white";
+    }
     if (preview && preview.pv_fen) {
       fen = preview.pv_fen.split(" ")[0];
       const last = preview.pv[preview.pv.length - 1];
@@ -128,6 +138,7 @@ export function createBoard(el, promoEl, { getState, onMove }) {
     }
     let shapes = [];
     if (preview) shapes = pvShapes(preview.pv);
+    else if (overlay && overlay.shapes) shapes = overlay.shapes;
     else if (s.view.arrows && isLive(s) && s.stats) shapes = engineShapes(s.stats);
     const shapesKey = JSON.stringify(shapes);
     if (shapesKey !== lastShapes) {

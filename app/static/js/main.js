@@ -6,6 +6,7 @@ import { createBoard } from "./board.js";
 import { createControls } from "./controls.js";
 import { $, formatCount, formatMs, h, setText, toast } from "./dom.js";
 import { createEngineFields } from "./forms.js";
+import { createInside } from "./inside.js";
 import { createMoveList } from "./movelist.js";
 import { createPanel } from "./panel.js";
 import { connectGame } from "./socket.js";
@@ -73,6 +74,7 @@ const panel = createPanel({
   },
 });
 const moveList = createMoveList({ onNavigate: (ply) => navigateTo(ply) });
+const inside = createInside({ getState: () => s, send, scheduleRender });
 const controls = createControls({
   toggleSearch,
   step: () => send({ type: "search", action: "step" }),
@@ -95,6 +97,7 @@ const controls = createControls({
   help: () => $("help-dialog").showModal(),
   escape: () => {
     s.view.hover = null;
+    inside.escape();
     board.cancelPromotion();
     scheduleRender();
   },
@@ -104,6 +107,7 @@ function render() {
   const game = s.game;
   board.render(s);
   panel.render(s);
+  inside.render(s);
   moveList.render(s);
   controls.render(s);
   renderHeader();
@@ -241,6 +245,7 @@ function onFrame(frame) {
     case "state": {
       const firstForGame = !s.game || s.game.id !== frame.id;
       if (!applyState(s, frame)) return;
+      inside.onState(frame);
       if (firstForGame) onFirstState();
       if (!settingsDirty) fillSettings();
       if (s.view.ply !== null) ensurePositions();
@@ -249,16 +254,18 @@ function onFrame(frame) {
     }
     case "stats":
       if (!applyStats(s, frame)) return;
+      inside.onStats(frame);
       break;
     case "step":
       s.lastStep = frame;
-      toast(stepSummary(frame), "info", 4000, "step");
+      inside.onFrame(frame);
       break;
     case "error":
+      inside.onError(frame);
       onError(frame);
       break;
     default:
-      return;
+      if (!inside.onFrame(frame)) return;
   }
   scheduleRender();
 }
@@ -274,24 +281,6 @@ function onError(frame) {
     s.conn = "gone";
   }
   toast(`${frame.message}`, "error");
-}
-
-function stepSummary(frame) {
-  const back = Array.isArray(frame.backpropagation) ? frame.backpropagation : [];
-  const path = back
-    .slice()
-    .reverse()
-    .map((n) => n.san)
-    .filter(Boolean);
-  const parts = [`Step ${frame.iteration + 1}: ${path.length ? path.join(" ") : "the root"}`];
-  const expanded = frame.expansion && Array.isArray(frame.expansion.nodes) ? frame.expansion.nodes.length : 0;
-  if (expanded) parts.push(`expanded ${expanded} node${expanded === 1 ? "" : "s"}`);
-  const sim = frame.simulation || {};
-  if (sim.kind === "playout" && Array.isArray(sim.moves)) parts.push(`playout of ${sim.moves.length + (sim.moves_trimmed || 0)} plies`);
-  else if (sim.kind) parts.push(sim.kind);
-  const reward = back.length ? back[0].reward : null;
-  if (typeof reward === "number") parts.push(`reward ${reward.toFixed(2)}`);
-  return parts.join(" · ");
 }
 
 function onFirstState() {
@@ -314,9 +303,9 @@ function fillSettings() {
 
 // ------------------------------------------------------------------ actions
 
-function send(frame) {
+function send(frame, { quiet = false } = {}) {
   if (!socket || !socket.send(frame)) {
-    toast(s.gameId ? "Not connected to the game — retrying…" : "Create a game first.", "error");
+    if (!quiet) toast(s.gameId ? "Not connected to the game — retrying…" : "Create a game first.", "error");
     return false;
   }
   return true;
@@ -552,6 +541,7 @@ async function boot() {
       onFrame,
       onStatus: (status) => {
         s.conn = status;
+        if (status === "open") inside.subscribe();
         if (status !== "open") board.resync();
         scheduleRender();
       },

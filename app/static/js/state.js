@@ -22,6 +22,7 @@ export function createState({ gameId = "", token = null } = {}) {
       sort: { key: "visits", dir: -1 },
       arrows: true,
       large: false,
+      overlay: null, // inside the search: {fen?, lastMove?, shapes, caption} of a step phase or a race
     },
   };
 }

@@ -1,0 +1,113 @@
+// Node details: what the tree view shows about a clicked node. The numbers
+// the stats frame carries (N, Q) appear at once; the server's `node` frame
+// adds the node's position (drawn on a small read-only board), its eval, its
+// selection formula as the parent sees it, its own PV and every child's
+// formula. Children and the parent are links, so a learner can walk the tree.
+
+import { Chessground } from "/static/vendor/chessground.js";
+import { BRUSHES, pvShapes } from "./arrows.js";
+import { h, setText } from "./dom.js";
+import { count, fixed, formatLine, percent, signed } from "./notation.js";
+import { sideName } from "./state.js";
+
+export function createNodeCard(container, { onSelect, onClose }) {
+  const boardEl = h("div", { class: "mini-board" });
+  const title = h("h3", { class: "node-title" });
+  const facts = h("dl", { class: "node-facts" });
+  const formula = h("p", { class: "node-formula" });
+  const pv = h("p", { class: "node-pv" });
+  const kids = h("div", { class: "node-children" });
+  const up = h("button", { type: "button", class: "chip", title: "Select the parent node" }, "↑ parent");
+  const close = h("button", { type: "button", class: "chip", "aria-label": "Close the node details" }, "✕");
+  const status = h("span", { class: "hint node-status" });
+  container.replaceChildren(
+    h("div", { class: "node-head" }, title, h("span", { class: "node-actions" }, up, close)),
+    h("div", { class: "node-grid" }, h("div", { class: "mini-wrap" }, boardEl, status), h("div", { class: "node-text" }, facts, formula, pv)),
+    kids,
+  );
+  // Made on first use: a chessground inside a hidden tab would be laid out at size 0.
+  let cg = null;
+  let parentId = null;
+  up.addEventListener("click", () => parentId !== null && parentId >= 0 && onSelect(parentId));
+  close.addEventListener("click", onClose);
+  let lastBoard = "";
+
+  /** `node`: the tree frame's entry; `info`: the server's node frame (may be stale or null). */
+  function render({ node, info, game, rootFen, parentVisits, orientation }) {
+    container.hidden = !node && !info;
+    if (!node && !info) return;
+    const id = node ? node.id : info.id;
+    const fresh = info && info.id === id ? info : null;
+    parentId = node ? node.parent : fresh ? fresh.parent : null;
+    up.disabled = parentId === null || parentId < 0;
+    const fen = fresh ? fresh.fen : null;
+    const line = fresh ? formatLine(fresh.path_san, rootFen) : node && node.san ? `… ${node.san}` : "";
+    setText(title, id === 0 ? "The root (the position on the board)" : line);
+    const visits = fresh ? fresh.visits : node.visits;
+    const q = fresh ? fresh.q : node.q;
+    const qWhite = fresh ? fresh.q_white : node.q_white;
+    const mover = fresh && fresh.mover ? sideName(game, fresh.mover) : "the mover";
+    const rows = [
+      ["N (visits)", `${count(visits)}${parentVisits ? ` · ${percent(visits / Math.max(1, parentVisits), 1)} of its parent` : ""}`],
+    ];
+    if (id !== 0) {
+      rows.push(["Q", `${fixed(q)} for ${mover} · ${fixed(qWhite)} for ${sideName(game, "white")}`]);
+      if (fresh) rows.push(["eval", `${signed(fresh.eval, 3)} for ${mover}`]);
+    }
+    rows.push(["depth", String(fresh ? fresh.depth : node.depth)]);
+    if (fresh) {
+      rows.push(["children", `${fresh.children_total}${fresh.legal_moves !== null ? ` of ${fresh.legal_moves} legal moves` : ""}`]);
+      if (fresh.terminal) rows.push(["game over", fresh.outcome > 0 ? `${mover} won` : fresh.outcome < 0 ? `${mover} lost` : "draw"]);
+    }
+    facts.replaceChildren(...rows.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
+    const sel = fresh && fresh.selection;
+    if (sel) {
+      const c = sel.params.c ?? sel.params.C;
+      const exploit = sel.rule === "bfms" ? "eval" : "Q/N";
+      formula.replaceChildren(
+        h("span", { class: "hint" }, `${sel.formula} — as its parent sees it (N_parent = ${count(sel.parent_visits)}${c !== undefined ? `, c = ${fixed(c, 2)}` : ""}):`),
+        h("br"),
+        sel.score === null
+          ? h("strong", {}, "∞ — never visited, so it will be tried before any sibling is tried twice")
+          : h("strong", {}, `${exploit} ${fixed(sel.exploit)} + explore ${fixed(sel.explore)} = ${fixed(sel.score)}`),
+      );
+    } else {
+      formula.replaceChildren(id === 0 ? h("span", { class: "hint" }, "The root is where every iteration starts; its children are the moves in the table.") : h("span", { class: "hint" }, fresh ? "" : "loading the node's details…"));
+    }
+    if (fresh) {
+      const line = formatLine(fresh.pv_san.slice(0, 16), fresh.fen);
+      pv.replaceChildren(h("span", { class: "hint" }, "expected line from here: "), line || "— (no visited child yet)");
+      kids.replaceChildren(
+        h("p", { class: "hint" }, fresh.children.length ? `Children, most visited first (click one to go down):` : ""),
+        h(
+          "div",
+          { class: "child-chips" },
+          fresh.children.slice(0, 12).map((k) =>
+            h(
+              "button",
+              { type: "button", class: "chip child", dataset: { id: String(k.id) }, onclick: () => onSelect(k.id), title: k.score === null ? "unvisited: UCB ∞" : `score ${fixed(k.score)} = ${fixed(k.exploit)} + ${fixed(k.explore)}` },
+              h("strong", {}, k.san),
+              ` N ${count(k.visits)} · Q ${fixed(k.q, 2)}`,
+            ),
+          ),
+        ),
+      );
+    } else {
+      pv.replaceChildren();
+      kids.replaceChildren();
+    }
+    setText(status, fen ? (fen.split(" ")[1] === "w" ? `${sideName(game, "white")} to move` : `${sideName(game, "black")} to move`) : "");
+    const key = `${fen}|${orientation}|${fresh ? fresh.pv.slice(0, 4).join() : ""}`;
+    if (fen && key !== lastBoard && container.offsetParent !== null) {
+      lastBoard = key;
+      if (!cg) {
+        cg = Chessground(boardEl, { viewOnly: true, coordinates: false, animation: { enabled: false }, drawable: { enabled: false, visible: true, brushes: BRUSHES } });
+      }
+      const last = fresh.path[fresh.path.length - 1];
+      cg.set({ fen: fen.split(" ")[0], orientation, lastMove: last ? [last.slice(0, 2), last.slice(2, 4)] : undefined });
+      cg.setAutoShapes(pvShapes(fresh.pv, { max: 4 }));
+    }
+  }
+
+  return { render, redraw: () => cg && cg.redrawAll() };
+}

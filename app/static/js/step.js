@@ -1,0 +1,448 @@
+// Step mode: one iteration of the search, explained in its four phases —
+// selection (every sibling's formula with its numbers, and which won),
+// expansion (the node(s) added), simulation (the playout, the minimax score or
+// the static evaluations) and back-propagation (each node's N and value before
+// and after). The panels are rebuilt once per step (a step is an event, not a
+// stream); the animation only moves the "current phase" through them, and
+// `overlay`/`highlight` say what the board and the tree show for that phase.
+
+import { arrowShapes } from "./arrows.js";
+import { h } from "./dom.js";
+import { count, fixed, formatLine, plyLabel, signed } from "./notation.js";
+import { sideName } from "./state.js";
+
+export const PHASES = ["selection", "expansion", "simulation", "backpropagation"];
+export const PHASE_TITLES = ["1 · Selection", "2 · Expansion", "3 · Simulation", "4 · Back-propagation"];
+
+function turnOf(fen) {
+  return fen && fen.split(" ")[1] === "b" ? "black" : "white";
+}
+
+function other(color) {
+  return color === "white" ? "black" : "white";
+}
+
+/** The side choosing at a node of depth `depth` (the root's side to move at even depths). */
+function chooserAt(step, depth) {
+  const root = turnOf(step.fen);
+  return depth % 2 === 0 ? root : other(root);
+}
+
+/** SAN line from the root to each selection level (level k's node is level k−1's choice). */
+function levelLines(step) {
+  const lines = [];
+  const sans = [];
+  for (const level of step.selection || []) {
+    lines.push(sans.slice());
+    if (level.chosen) sans.push(level.chosen.san || level.chosen.move);
+  }
+  return { lines, full: sans };
+}
+
+function where(step, sans) {
+  return sans.length ? formatLine(sans, step.fen) : "the root position";
+}
+
+function num(x, digits = 3) {
+  return x === null || x === undefined ? "∞" : fixed(x, digits);
+}
+
+// ------------------------------------------------------------------ panels
+
+function selectionPanel(step, ctx) {
+  const levels = step.selection || [];
+  if (step.simulation && step.simulation.kind === "alphabeta") {
+    return [h("p", {}, "alpha-beta has no selection phase: each step searches the whole tree one ply deeper (iterative deepening).")];
+  }
+  if (!levels.length) {
+    return [h("p", {}, "Nothing to choose: the root had no children yet, so this iteration goes straight to expansion.")];
+  }
+  const { lines } = levelLines(step);
+  const out = [
+    h(
+      "p",
+      { class: "lede" },
+      `From the root, the search walks down ${levels.length} level${levels.length === 1 ? "" : "s"}. `,
+      "At each node it scores every child with the selection formula and goes to the best one.",
+    ),
+  ];
+  levels.forEach((level, i) => {
+    const chooser = sideName(ctx.game, chooserAt(step, level.depth));
+    const head = h(
+      "div",
+      { class: "level-head" },
+      h("span", { class: "level-no" }, `Level ${i + 1}`),
+      h("span", {}, ` at ${where(step, lines[i])} · N = ${count(level.visits)} · ${chooser} chooses`),
+    );
+    const box = h("div", { class: "level", dataset: { level: String(i) } }, head);
+    if (level.rule === "expand" || level.rule === "random-unvisited") {
+      box.append(
+        h("p", { class: "note" }, `${level.note}: `, h("strong", {}, level.chosen.san || level.chosen.move)),
+      );
+      out.push(box);
+      return;
+    }
+    box.append(formulaTable(step, level, ctx));
+    const winner = (level.children || []).find((c) => c.winner);
+    if (winner) box.append(h("p", { class: "worked" }, workedExample(step, level, winner, ctx)));
+    out.push(box);
+  });
+  return out;
+}
+
+function formulaTable(step, level, ctx) {
+  const bfms = level.rule === "bfms";
+  const rows = (level.children || []).slice().sort((a, b) => {
+    const sa = a.score === null ? Infinity : a.score;
+    const sb = b.score === null ? Infinity : b.score;
+    return sb - sa || b.visits - a.visits;
+  });
+  const shown = rows.slice(0, 8);
+  const head = bfms
+    ? ["Move", "N", "eval", "+ explore", "= score", ""]
+    : ["Move", "N", "W", "Q = W/N", "+ explore", "= UCB1", ""];
+  const body = shown.map((c) => {
+    const mark = c.winner ? "✔ best" : "";
+    const cells = bfms
+      ? [c.san, count(c.visits), signed(c.value, 3), num(c.explore), num(c.score), mark]
+      : [c.san, count(c.visits), fixed(c.value_sum, 2), c.visits ? fixed(c.q) : "–", c.visits ? num(c.explore) : "–", c.visits ? num(c.score) : "∞ (unvisited)", mark];
+    return h(
+      "tr",
+      { class: c.winner ? "winner" : "" },
+      cells.map((v, k) => h("td", { class: k === 0 ? "san" : k === cells.length - 1 ? "mark" : "num" }, v)),
+    );
+  });
+  const more = rows.length - shown.length + (level.children_trimmed || 0);
+  return h(
+    "div",
+    { class: "formula-wrap" },
+    h("p", { class: "formula" }, bfms ? "score = eval + C·√(ln N_parent / N)   (N = 0: eval + FPU)" : "UCB1 = Q/N + c·√(2 ln N_parent / N)"),
+    h(
+      "table",
+      { class: "formula-table" },
+      h("thead", {}, h("tr", {}, head.map((t, k) => h("th", { class: k === 0 ? "" : "num" }, t)))),
+      h("tbody", {}, body),
+    ),
+    more > 0 ? h("p", { class: "hint" }, `… and ${more} more move${more === 1 ? "" : "s"} with lower scores.`) : null,
+  );
+}
+
+function workedExample(step, level, c, ctx) {
+  const params = ctx.params || {};
+  const np = level.visits;
+  if (level.rule === "bfms") {
+    const C = params.C ?? "C";
+    if (!c.visits) {
+      return `${c.san} wins: never visited, it scores eval + FPU = ${signed(c.value, 3)} + ${fixed(c.explore)} = ${fixed(c.score)}.`;
+    }
+    return `${c.san} wins: ${signed(c.value, 3)} + ${C}·√(ln ${np} / ${c.visits}) = ${signed(c.value, 3)} + ${fixed(c.explore)} = ${fixed(c.score)}, the largest score.`;
+  }
+  if (!c.visits) return `${c.san} wins: a child never visited scores infinity, so every move is tried once before any is tried twice.`;
+  const cParam = params.c !== undefined ? fixed(params.c, 2) : "c";
+  return `${c.san} wins: ${fixed(c.value_sum, 2)}/${c.visits} + ${cParam}·√(2·ln ${np} / ${c.visits}) = ${fixed(c.q)} + ${fixed(c.explore)} = ${fixed(c.score)}, the largest UCB1.`;
+}
+
+function expansionPanel(step, ctx) {
+  const exp = step.expansion || {};
+  const nodes = exp.nodes || [];
+  if (step.simulation && step.simulation.kind === "alphabeta") {
+    return [h("p", {}, "alpha-beta keeps no tree between depths, so nothing is added; it only remembers the best line (the PV) to search first next time.")];
+  }
+  if (!nodes.length) {
+    const sim = step.simulation || {};
+    return [
+      h(
+        "p",
+        {},
+        sim.kind === "terminal"
+          ? "Nothing is added: the selected node is a finished game, so there is nothing below it."
+          : "Nothing is added in this iteration.",
+      ),
+    ];
+  }
+  const { full } = levelLines(step);
+  const parentLine = exp.parent && exp.parent.depth > 0 ? formatLine(full.slice(0, exp.parent.depth), step.fen) : "the root position";
+  const mover = sideName(ctx.game, chooserAt(step, exp.parent ? exp.parent.depth : 0));
+  const out = [];
+  if (nodes.length === 1) {
+    const n = nodes[0];
+    out.push(
+      h(
+        "p",
+        { class: "lede" },
+        "One new node joins the tree: ",
+        h("strong", { class: "big-move" }, n.san || n.move),
+        ` (${mover}'s move) below ${parentLine}.`,
+      ),
+      h(
+        "dl",
+        { class: "facts" },
+        h("dt", {}, "node id"),
+        h("dd", {}, String(n.node)),
+        h("dt", {}, "depth"),
+        h("dd", {}, String(n.depth)),
+        h("dt", {}, "static eval"),
+        h("dd", {}, `${signed(n.eval, 3)} for ${mover}`),
+        n.terminal ? h("dt", {}, "game over") : null,
+        n.terminal ? h("dd", {}, "yes — its result is known") : null,
+      ),
+    );
+  } else {
+    out.push(
+      h("p", { class: "lede" }, `All ${nodes.length} moves of ${parentLine} are added at once (${mover} to choose among them), each scored by the static evaluation:`),
+      h(
+        "ol",
+        { class: "chips" },
+        nodes
+          .slice()
+          .sort((a, b) => b.value - a.value)
+          .slice(0, 24)
+          .map((n) => h("li", { class: n.terminal ? "terminal" : "" }, h("strong", {}, n.san || n.move), ` ${signed(n.value, 2)}`)),
+      ),
+      nodes.length > 24 ? h("p", { class: "hint" }, `… and ${nodes.length - 24} more.`) : null,
+    );
+  }
+  return out;
+}
+
+function simulationPanel(step, ctx) {
+  const sim = step.simulation || {};
+  const { full } = levelLines(step);
+  const leafSans = full;
+  const leafLine = leafSans.length ? formatLine(leafSans, step.fen) : "the root position";
+  const rootTurn = turnOf(step.fen);
+  const leafMover = sideName(ctx.game, leafSans.length % 2 === 1 ? rootTurn : other(rootTurn));
+  switch (sim.kind) {
+    case "playout": {
+      const plies = sim.plies ?? (sim.moves || []).length;
+      return [
+        h("p", { class: "lede" }, `From ${leafLine}, a playout (policy “${sim.policy}”) plays ${plies} pl${plies === 1 ? "y" : "ies"} to the end of the game:`),
+        h("p", { class: "playout" }, formatLine(sim.san || [], step.leaf_fen, { max: 60 }) || "(no moves: the game was already over)"),
+        sim.moves_trimmed ? h("p", { class: "hint" }, `… ${sim.moves_trimmed} more plies not shown.`) : null,
+        h(
+          "dl",
+          { class: "facts" },
+          h("dt", {}, "result"),
+          h("dd", {}, h("strong", {}, sim.result), ` (${sim.status})`),
+          h("dt", {}, "reward"),
+          h("dd", {}, h("strong", {}, fixed(sim.reward, 2)), ` for ${leafMover}, who moved into the leaf (1 win, ½ draw, 0 loss)`),
+        ),
+      ];
+    }
+    case "minimax":
+      return [
+        h("p", { class: "lede" }, `Instead of a random playout, a depth-${sim.depth} minimax search from ${leafLine} scores the position.`),
+        h(
+          "dl",
+          { class: "facts" },
+          h("dt", {}, "minimax score"),
+          h("dd", {}, `${signed(sim.score, 3)} for ${leafMover}`),
+          h("dt", {}, "reward rule"),
+          h("dd", {}, String(sim.reward_rule)),
+          h("dt", {}, "reward"),
+          h("dd", {}, h("strong", {}, fixed(sim.reward, 3)), ` for ${leafMover}`),
+        ),
+      ];
+    case "evaluation":
+      return [
+        h("p", { class: "lede" }, `bfms plays no game out: the ${sim.evaluated} new children of ${leafLine} were each scored by the static evaluation (from the point of view of the side that moves into them).`),
+        h("p", {}, sim.note || ""),
+        h(
+          "ol",
+          { class: "chips" },
+          (sim.values || [])
+            .slice()
+            .sort((a, b) => b.value - a.value)
+            .slice(0, 12)
+            .map((v) => h("li", {}, h("strong", {}, v.san || v.move), ` ${signed(v.value, 2)}`)),
+        ),
+      ];
+    case "terminal":
+      return [
+        h("p", { class: "lede" }, `${leafLine} is a finished game, so there is nothing to simulate: its result is the reward.`),
+        h(
+          "dl",
+          { class: "facts" },
+          h("dt", {}, "outcome"),
+          h("dd", {}, sim.outcome > 0 ? `${leafMover} won` : sim.outcome < 0 ? `${leafMover} lost` : "draw"),
+          h("dt", {}, "reward"),
+          h("dd", {}, h("strong", {}, fixed(sim.reward, 2))),
+        ),
+      ];
+    case "alphabeta":
+      return [
+        h("p", { class: "lede" }, `alpha-beta completed depth ${sim.depth} (from ${sim.depth_before}) and searched ${count(sim.nodes)} nodes.`),
+        h(
+          "table",
+          { class: "formula-table" },
+          h("thead", {}, h("tr", {}, ["Move", "score", "bound", "PV"].map((t) => h("th", {}, t)))),
+          h(
+            "tbody",
+            {},
+            (sim.moves || [])
+              .slice()
+              .sort((a, b) => b.score - a.score)
+              .slice(0, 8)
+              .map((m) => h("tr", {}, h("td", { class: "san" }, m.san), h("td", { class: "num" }, signed(m.score, 3)), h("td", {}, m.bound), h("td", { class: "pv" }, (m.pv_san || []).slice(0, 6).join(" ")))),
+          ),
+        ),
+      ];
+    default:
+      return [h("p", {}, "No simulation in this iteration.")];
+  }
+}
+
+function backpropPanel(step, ctx) {
+  const rows = step.backpropagation || [];
+  if (!rows.length) {
+    return [h("p", {}, step.simulation && step.simulation.kind === "alphabeta" ? "alpha-beta backs scores up inside its recursive search; the table above shows the result at the root." : "Nothing to back up.")];
+  }
+  const { full } = levelLines(step);
+  const line = (row) => (row.depth === 0 ? "root" : plyLabel(step.fen, row.depth - 1, full[row.depth - 1] || row.san));
+  if (rows[0].rule === "negamax") {
+    return [
+      h("p", { class: "lede" }, "bfms does not average. From the leaf up, each node's value is overwritten by the best child's value, negated: value = −max(children's values) (negamax; a position good for one side is bad for the other)."),
+      h(
+        "table",
+        { class: "formula-table backprop" },
+        h("thead", {}, h("tr", {}, ["Node", "N", "value before", "→ after", "because"].map((t, k) => h("th", { class: k === 0 || k === 4 ? "" : "num" }, t)))),
+        h(
+          "tbody",
+          {},
+          rows.map((r) =>
+            h(
+              "tr",
+              { class: Math.abs((r.value_after ?? 0) - (r.value_before ?? 0)) > 1e-6 ? "changed" : "" },
+              h("td", { class: "san" }, line(r)),
+              h("td", { class: "num" }, `${count(r.visits_before)} → ${count(r.visits_after)}`),
+              h("td", { class: "num" }, signed(r.value_before, 3)),
+              h("td", { class: "num strong" }, signed(r.value_after, 3)),
+              h("td", {}, r.max_child ? `−max: best child ${r.max_child.san} has ${signed(r.max_child.value, 3)}` : "a leaf keeps its evaluation"),
+            ),
+          ),
+        ),
+      ),
+    ];
+  }
+  return [
+    h("p", { class: "lede" }, "From the leaf back to the root, every node on the path gets one more visit and the reward is added to its total W, so Q = W/N moves towards it. The reward flips (1 − r) at each level: a good result for one side is a bad one for the other."),
+    h(
+      "table",
+      { class: "formula-table backprop" },
+      h("thead", {}, h("tr", {}, ["Node", "reward", "N", "W", "Q before", "→ after"].map((t, k) => h("th", { class: k === 0 ? "" : "num" }, t)))),
+      h(
+        "tbody",
+        {},
+        rows.map((r) =>
+          h(
+            "tr",
+            {},
+            h("td", { class: "san" }, line(r)),
+            h("td", { class: "num" }, `+${fixed(r.reward, 2)}`),
+            h("td", { class: "num" }, `${count(r.visits_before)} → ${count(r.visits_after)}`),
+            h("td", { class: "num" }, `${fixed(r.value_sum_before, 2)} → ${fixed(r.value_sum_after, 2)}`),
+            h("td", { class: "num" }, r.q_before === null || r.q_before === undefined ? "–" : fixed(r.q_before)),
+            h("td", { class: "num strong" }, fixed(r.q_after)),
+          ),
+        ),
+      ),
+    ),
+  ];
+}
+
+const BUILDERS = [selectionPanel, expansionPanel, simulationPanel, backpropPanel];
+
+/** One line about a step, for the history list and toasts. */
+export function stepSummary(step) {
+  const { full } = levelLines(step);
+  const sim = step.simulation || {};
+  const parts = [`#${(step.iteration ?? 0) + 1}`];
+  if (sim.kind === "alphabeta") parts.push(`depth ${sim.depth}`);
+  else parts.push(full.length ? full.join(" ") : "root");
+  const added = step.expansion && step.expansion.nodes ? step.expansion.nodes.length : 0;
+  if (added) parts.push(`+${added}`);
+  if (sim.kind === "playout") parts.push(`${sim.result}`);
+  else if (sim.kind === "minimax") parts.push(`score ${signed(sim.score, 2)}`);
+  else if (sim.kind === "terminal") parts.push("game over");
+  return parts.join(" · ");
+}
+
+/** The four panels (and a header) for a step; `ctx` = {game, params, threads, treeThread}. */
+export function buildStep(step, ctx) {
+  const header = [];
+  const threads = ctx.threads || 1;
+  header.push(`Iteration ${count((step.iteration ?? 0) + 1)} · ${step.algorithm}`);
+  if (threads > 1) header.push(`thread ${step.thread} of ${threads} ran it (root parallelism: each thread has its own tree)`);
+  const panels = PHASES.map((phase, i) =>
+    h(
+      "section",
+      { class: "phase", dataset: { phase }, "aria-label": PHASE_TITLES[i] },
+      h("h3", {}, PHASE_TITLES[i]),
+      h("div", { class: "phase-body" }, BUILDERS[i](step, ctx)),
+    ),
+  );
+  return { header: header.join(" · "), panels };
+}
+
+/** Nodes to highlight in the tree for a phase: the path, the new nodes, the backed-up ones. */
+export function highlight(step, phase) {
+  const path = new Set();
+  for (const level of step.selection || []) path.add(level.node);
+  const { nodes = [] } = step.expansion || {};
+  const fresh = new Set(nodes.map((n) => n.node));
+  const back = new Set((step.backpropagation || []).map((r) => r.node));
+  if (step.selection && step.selection.length) {
+    const last = step.selection[step.selection.length - 1];
+    if (last.chosen) path.add(last.chosen.node);
+  } else if (back.size) path.add(0);
+  if (phase === 0) return { path, fresh: new Set(), back: new Set() };
+  if (phase === 1) return { path, fresh, back: new Set() };
+  if (phase === 2) return { path, fresh, back: new Set() };
+  return { path: new Set(), fresh, back };
+}
+
+/** What the board shows for a phase: a position, its last move and arrows. */
+export function overlay(step, phase) {
+  if (!step || !step.fen) return null;
+  const path = step.path || [];
+  const sim = step.simulation || {};
+  if (phase === 0 || phase === 3) {
+    return {
+      fen: step.fen,
+      shapes: arrowShapes(path.slice(0, 10), { brush: phase === 0 ? "path" : "back", numbered: true }),
+      caption: phase === 0 ? "selection path from the root" : "values backed up along the path",
+    };
+  }
+  if (phase === 1) {
+    const last = path[path.length - 1];
+    const added = (step.expansion && step.expansion.nodes) || [];
+    const shapes = added.length > 1
+      ? arrowShapes(added.slice(0, 40).map((n) => n.move), { brush: "fresh" })
+      : arrowShapes(last ? [last] : [], { brush: "fresh" });
+    const fen = added.length > 1 ? step.leaf_fen : step.leaf_fen;
+    return { fen, lastMove: last, shapes, caption: added.length > 1 ? "every move of the leaf added" : "the new node's move" };
+  }
+  if (sim.kind === "playout") {
+    return {
+      fen: step.leaf_fen,
+      shapes: arrowShapes((sim.moves || []).slice(0, 8), { brush: "playout", numbered: true }),
+      caption: `playout: first moves of ${sim.plies} (ends ${sim.result})`,
+    };
+  }
+  return { fen: step.leaf_fen, shapes: [], caption: "the leaf position" };
+}
+
+/** Default parameters to show in worked examples (c, C, fpu) from the game's settings. */
+export function stepParams(game) {
+  return (game && game.settings && game.settings.params) || {};
+}
+
+export function stepNotes(step, ctx) {
+  const notes = [];
+  if ((ctx.threads || 1) > 1 && step.thread !== 0) {
+    notes.push(`The tree view draws thread 0's tree; this iteration ran on thread ${step.thread}'s own tree, so its nodes are not highlighted there.`);
+  }
+  return notes;
+}
+
+export { chooserAt, other };

@@ -1,0 +1,454 @@
+// The tree view: the most visited part of the live search tree, laid out by
+// d3-hierarchy (tidy, root on the left, or radial), node area following the
+// visits, colour following Q for White, edges labelled with the move (SAN).
+// Zoom and pan with d3-zoom. It keeps up with a running search by updating
+// the SVG elements in place, keyed by node id (new nodes are added, vanished
+// ones removed, the rest only get the attributes that changed), and it is
+// only ever drawn from the page's one redraw per animation frame.
+
+import { hierarchy, select, tree as d3tree, zoom, zoomIdentity } from "/static/vendor/d3.js";
+import { h } from "./dom.js";
+import { count, fixed, qColor } from "./notation.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+const LEVEL = { down: 95, right: 130 }; // tidy layouts: distance between depths
+const GAP = 3; // tidy layouts: least space between neighbouring nodes' circles
+const R_MIN = 2.5;
+const LABEL_PX = 7.2; // width of one label character on screen (labels keep their size when zooming)
+
+/** Stats frames carry the tree as row objects, or arrays in `tree_fields` order. */
+export function decodeTree(frame) {
+  if (!frame || !Array.isArray(frame.tree)) return [];
+  const fields = frame.tree_fields;
+  if (!fields) return frame.tree;
+  return frame.tree.map((row) => {
+    const node = {};
+    fields.forEach((f, i) => {
+      node[f] = row[i];
+    });
+    node.terminal = !!node.terminal;
+    return node;
+  });
+}
+
+/** [most, 2nd, 3rd, 4th, …] → [… 4th, 2nd, most, 3rd, …]: the main line down the middle. */
+function centreOut(sorted) {
+  const out = [];
+  sorted.forEach((item, i) => {
+    if (i % 2 === 0) out.push(item);
+    else out.unshift(item);
+  });
+  return out;
+}
+
+/**
+ * A d3 hierarchy from the flat, parents-first node list. Children are ordered by
+ * visits, most visited in the middle (`centred`, the tidy layouts: the principal
+ * line runs straight down the middle) or first (radial).
+ */
+export function buildHierarchy(nodes, { centred = false } = {}) {
+  if (!nodes.length) return null;
+  const byId = new Map();
+  for (const n of nodes) byId.set(n.id, { data: n, children: [] });
+  let root = null;
+  for (const n of nodes) {
+    const item = byId.get(n.id);
+    const parent = byId.get(n.parent);
+    if (parent) parent.children.push(item);
+    else if (!root) root = item;
+  }
+  if (!root) return null;
+  const order = (kids) => {
+    const sorted = kids.sort((a, b) => b.data.visits - a.data.visits || a.data.id - b.data.id);
+    return centred ? centreOut(sorted) : sorted;
+  };
+  return hierarchy(root, (d) => (d.children.length ? order(d.children) : null));
+}
+
+function svgEl(tag, attrs = {}) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  return el;
+}
+
+function setAttr(el, name, value) {
+  const v = String(value);
+  if (el.getAttribute(name) !== v) el.setAttribute(name, v);
+}
+
+export const LAYOUTS = [
+  ["down", "top-down"],
+  ["right", "left to right"],
+  ["radial", "radial"],
+];
+
+export function createTreeView(container, { onSelect, layout = "down", labels = true, tooltip = true } = {}) {
+  const svg = svgEl("svg", { class: "tree-svg", role: "img", "aria-label": "Search tree" });
+  const viewport = svgEl("g", { class: "viewport" });
+  const linkLayer = svgEl("g", { class: "links" });
+  const nodeLayer = svgEl("g", { class: "nodes" });
+  const labelLayer = svgEl("g", { class: "labels" });
+  viewport.append(linkLayer, nodeLayer, labelLayer);
+  svg.append(viewport);
+  const tip = h("div", { class: "tree-tip", hidden: true, role: "tooltip" });
+  container.append(svg);
+  if (tooltip) container.append(tip);
+
+  const items = new Map(); // id → {g, circle, ring, link, label, data, x, y}
+  let mode = LAYOUTS.some(([k]) => k === layout) ? layout : "down";
+  let autoFit = true;
+  let transform = zoomIdentity;
+  let bounds = null;
+  let rootPoint = [0, 0];
+  let lastKey = null;
+  let model = null;
+  let order = []; // items by label priority (selected/highlighted first, then visits)
+
+  const zoomer = zoom()
+    .scaleExtent([0.05, 6])
+    .on("zoom", (event) => {
+      const rescaled = event.transform.k !== transform.k;
+      transform = event.transform;
+      viewport.setAttribute("transform", transform.toString());
+      if (rescaled) applyScale();
+      if (event.sourceEvent) autoFit = false; // the user moved the view: stop following
+    });
+
+  /**
+   * Labels keep their screen size whatever the zoom, so which ones fit depends on
+   * it: in the tidy layouts they are placed greedily, the selected and highlighted
+   * nodes first, then by visits, each only if it does not overlap a label already
+   * placed at the same depth; radial labels need room to their neighbours.
+   */
+  function applyScale() {
+    const k = transform.k;
+    svg.style.setProperty("--k", String(k));
+    if (!labels) return;
+    const rows = new Map();
+    for (const item of order) {
+      const d = item.node;
+      let show;
+      if (!d || !d.parent) show = false;
+      else if (mode === "radial") show = item.forced || item.room * k >= item.need;
+      else {
+        const c = (mode === "down" ? d.px : d.py) * k;
+        const span = mode === "down" ? [c - item.need / 2 - 2, c + item.need / 2 + 2] : [c - 15, c + 3];
+        let row = rows.get(d.depth);
+        if (!row) rows.set(d.depth, (row = []));
+        show = item.forced || !row.some(([a, b]) => span[0] < b && a < span[1]);
+        if (show) row.push(span);
+      }
+      if (item.shown !== show) {
+        item.shown = show;
+        item.label.classList.toggle("off", !show);
+      }
+    }
+  }
+  select(svg).call(zoomer).on("dblclick.zoom", null);
+
+  svg.addEventListener("click", (event) => {
+    const g = event.target.closest && event.target.closest("g.tnode");
+    if (g && onSelect) onSelect(Number(g.dataset.id));
+  });
+  svg.addEventListener("pointermove", (event) => {
+    if (!tooltip) return;
+    const g = event.target.closest && event.target.closest("g.tnode");
+    const item = g ? items.get(Number(g.dataset.id)) : null;
+    if (!item) {
+      tip.hidden = true;
+      return;
+    }
+    showTip(item, event);
+  });
+  svg.addEventListener("pointerleave", () => {
+    tip.hidden = true;
+  });
+
+  function showTip(item, event) {
+    const d = item.node;
+    const line = d
+      .ancestors()
+      .reverse()
+      .slice(1)
+      .map((a) => a.data.san)
+      .join(" ");
+    const n = d.data;
+    const parentVisits = d.parent ? d.parent.data.visits : null;
+    tip.replaceChildren(
+      h("strong", {}, line || "the root position"),
+      h("span", {}, `N ${count(n.visits)}${parentVisits ? ` (${((100 * n.visits) / Math.max(1, parentVisits)).toFixed(1)}% of its parent)` : ""}`),
+      d.parent ? h("span", {}, `Q ${fixed(n.q)} for the mover · ${fixed(n.q_white)} for White`) : null,
+      n.terminal ? h("span", {}, "game over here") : null,
+      h("span", { class: "hint" }, "click for details"),
+    );
+    const box = container.getBoundingClientRect();
+    tip.hidden = false;
+    const x = Math.min(event.clientX - box.left + 14, box.width - tip.offsetWidth - 4);
+    const y = Math.min(event.clientY - box.top + 14, box.height - tip.offsetHeight - 4);
+    tip.style.left = `${Math.max(4, x)}px`;
+    tip.style.top = `${Math.max(4, y)}px`;
+  }
+
+  function radius(visits, rootVisits, rMax) {
+    if (!visits) return R_MIN;
+    return R_MIN + (rMax - R_MIN) * Math.sqrt(visits / Math.max(1, rootVisits));
+  }
+
+  function layoutTree(root) {
+    const rootVisits = root.data.data.visits || 1;
+    const rMax = mode === "radial" ? 22 : 34;
+    const r = new Map();
+    root.each((d) => r.set(d, radius(d.data.data.visits, rootVisits, rMax)));
+    if (mode === "radial") {
+      const depth = Math.max(1, root.height);
+      const R = Math.max(220, depth * 95, Math.sqrt(root.leaves().length) * 34);
+      d3tree()
+        .size([2 * Math.PI, R])
+        .separation((a, b) => ((a.parent === b.parent ? 1 : 2) / Math.max(1, a.depth)) * (1 + (r.get(a) + r.get(b)) / 24))(root);
+      root.each((d) => {
+        const angle = d.x - Math.PI / 2;
+        d.px = d.y * Math.cos(angle);
+        d.py = d.y * Math.sin(angle);
+        d.angle = angle;
+      });
+    } else {
+      // Sibling spacing in pixels from the two circles, so small leaves pack tightly
+      // and the big, much-visited nodes get room.
+      d3tree()
+        .nodeSize([1, LEVEL[mode]])
+        .separation((a, b) => r.get(a) + r.get(b) + (a.parent === b.parent ? GAP : 2 * GAP))(root);
+      // A wide, shallow tree (chess: ~30 moves a position) would leave most of the
+      // view empty: stretch the levels so that, fitted, it fills the view's shape.
+      let lo = Infinity;
+      let hi = -Infinity;
+      root.each((d) => {
+        lo = Math.min(lo, d.x);
+        hi = Math.max(hi, d.x);
+      });
+      const w = svg.clientWidth || 600;
+      const hgt = svg.clientHeight || 400;
+      const levels = Math.max(1, root.height);
+      const aspect = mode === "down" ? hgt / w : w / hgt;
+      const stretch = Math.min(4, Math.max(1, ((hi - lo) * aspect) / (levels + 0.6) / LEVEL[mode]));
+      root.each((d) => {
+        d.y *= stretch;
+        d.px = mode === "down" ? d.x : d.y;
+        d.py = mode === "down" ? d.y : d.x;
+      });
+    }
+    // Room for each label: the distance to the nearest neighbour at the same depth.
+    const rows = new Map();
+    root.each((d) => {
+      if (!rows.has(d.depth)) rows.set(d.depth, []);
+      rows.get(d.depth).push(d);
+    });
+    for (const row of rows.values()) {
+      const pos = (d) => (mode === "radial" ? d.x * d.y : mode === "down" ? d.px : d.py);
+      row.sort((a, b) => pos(a) - pos(b));
+      row.forEach((d, i) => {
+        const left = i > 0 ? pos(d) - pos(row[i - 1]) : Infinity;
+        const right = i < row.length - 1 ? pos(row[i + 1]) - pos(d) : Infinity;
+        d.room = mode === "right" ? Math.min(left, right) * 2.2 : Math.min(left, right) * 1.6;
+      });
+    }
+    return { r, rootVisits };
+  }
+
+  /** Draw `m` = {key, nodes, selected, highlight: {path, fresh, back}, focus}. */
+  function render(m) {
+    model = m;
+    const nodes = m.nodes || [];
+    const root = buildHierarchy(nodes, { centred: mode !== "radial" });
+    svg.classList.toggle("empty", !root);
+    if (!root) {
+      for (const item of items.values()) removeItem(item);
+      items.clear();
+      return;
+    }
+    const { r, rootVisits } = layoutTree(root);
+    const seen = new Set();
+    const hl = m.highlight || {};
+    let minX = Infinity;
+    let minY = Infinity;
+    let maxX = -Infinity;
+    let maxY = -Infinity;
+    root.each((d) => {
+      const n = d.data.data;
+      seen.add(n.id);
+      let item = items.get(n.id);
+      if (!item) item = createItem(n.id);
+      item.node = d;
+      const rad = r.get(d);
+      const x = d.px;
+      const y = d.py;
+      minX = Math.min(minX, x - rad);
+      maxX = Math.max(maxX, x + rad + (mode === "right" ? 40 : 4));
+      minY = Math.min(minY, y - rad - 16);
+      maxY = Math.max(maxY, y + rad + 4);
+      setAttr(item.g, "transform", `translate(${x.toFixed(1)},${y.toFixed(1)})`);
+      setAttr(item.circle, "r", rad.toFixed(1));
+      setAttr(item.circle, "fill", d.parent ? qColor(n.q_white) : "#ffffff");
+      const cls = [
+        "tnode",
+        d.parent ? "" : "root",
+        n.visits ? "" : "unvisited",
+        n.terminal ? "terminal" : "",
+        n.id === m.selected ? "selected" : "",
+        hl.path && hl.path.has(n.id) ? "hl-path" : "",
+        hl.fresh && hl.fresh.has(n.id) ? "hl-fresh" : "",
+        hl.back && hl.back.has(n.id) ? "hl-back" : "",
+        n.visits >= rootVisits * 0.04 || d.depth <= 1 ? "major" : "",
+      ]
+        .filter(Boolean)
+        .join(" ");
+      setAttr(item.g, "class", cls);
+      if (d.parent) {
+        const px = d.parent.px;
+        const py = d.parent.py;
+        let path;
+        if (mode === "radial") path = `M${px.toFixed(1)},${py.toFixed(1)}L${x.toFixed(1)},${y.toFixed(1)}`;
+        else {
+          const mx = ((px + x) / 2).toFixed(1);
+          path = `M${px.toFixed(1)},${py.toFixed(1)}C${mx},${py.toFixed(1)} ${mx},${y.toFixed(1)} ${x.toFixed(1)},${y.toFixed(1)}`;
+        }
+        setAttr(item.link, "d", path);
+        setAttr(item.link, "stroke-width", (1 + 7 * Math.sqrt(n.visits / Math.max(1, rootVisits))).toFixed(2));
+        setAttr(item.link, "class", `tlink${cls.includes("hl-path") || cls.includes("hl-back") ? " hl" : ""}`);
+        if (labels) {
+          let lx;
+          let ly;
+          let anchor;
+          if (mode === "radial") {
+            const out = rad + 3;
+            lx = x + out * Math.cos(d.angle);
+            ly = y + out * Math.sin(d.angle) + 4;
+            anchor = Math.cos(d.angle) < -0.2 ? "end" : Math.cos(d.angle) > 0.2 ? "start" : "middle";
+          } else if (mode === "down") {
+            lx = x;
+            ly = y - rad - 3;
+            anchor = "middle";
+          } else {
+            lx = x - rad - 4;
+            ly = y - 5;
+            anchor = "end";
+          }
+          item.room = d.room;
+          const scale = document.documentElement.classList.contains("large") ? 1.25 : 1;
+          item.need = (mode === "right" ? 14 : n.san.length * LABEL_PX + 6) * scale;
+          item.forced = n.id === m.selected || cls.includes("hl-");
+          setAttr(item.label, "x", lx.toFixed(1));
+          setAttr(item.label, "y", ly.toFixed(1));
+          setAttr(item.label, "text-anchor", anchor);
+          setAttr(item.label, "class", `tlabel${cls.includes("hl-") ? " hl" : ""}${n.id === m.selected ? " selected" : ""}${item.shown === false ? " off" : ""}`);
+          if (item.label.textContent !== n.san) item.label.textContent = n.san;
+        }
+      } else {
+        rootPoint = [x, y];
+        item.link.removeAttribute("d");
+        if (labels && item.label.textContent !== "") item.label.textContent = "";
+      }
+    });
+    for (const [id, item] of items) {
+      if (!seen.has(id)) {
+        removeItem(item);
+        items.delete(id);
+      }
+    }
+    bounds = { minX, minY, maxX, maxY };
+    order = [...items.values()].sort((a, b) => b.forced - a.forced || b.node.data.data.visits - a.node.data.data.visits);
+    applyScale();
+    const key = m.key || "";
+    if (key !== lastKey) {
+      lastKey = key;
+      autoFit = true;
+    }
+    if (autoFit) fit(false);
+  }
+
+  function createItem(id) {
+    const g = svgEl("g", { class: "tnode", "data-id": id });
+    const circle = svgEl("circle", { r: R_MIN });
+    g.append(circle);
+    const link = svgEl("path", { class: "tlink" });
+    const label = svgEl("text", { class: "tlabel" });
+    nodeLayer.append(g);
+    linkLayer.append(link);
+    if (labels) labelLayer.append(label);
+    const item = { g, circle, link, label, node: null, room: Infinity, need: 0, forced: false, shown: undefined };
+    items.set(id, item);
+    return item;
+  }
+
+  function removeItem(item) {
+    item.g.remove();
+    item.link.remove();
+    item.label.remove();
+  }
+
+  /** Fit the whole tree in view (never larger than 1.6×); `user`: also resume following. */
+  function fit(user = true) {
+    if (user) autoFit = true;
+    if (!bounds) return;
+    const w = svg.clientWidth || container.clientWidth || 600;
+    const hgt = svg.clientHeight || container.clientHeight || 400;
+    const bw = Math.max(1, bounds.maxX - bounds.minX);
+    const bh = Math.max(1, bounds.maxY - bounds.minY);
+    const pad = 24;
+    let k = Math.min((w - 2 * pad) / bw, (hgt - 2 * pad) / bh, 1.6);
+    let tx;
+    let ty;
+    const minK = mode === "radial" ? 0.2 : 0.35;
+    if (k < minK) {
+      // Too big to read whole: readable scale, the root and its best lines in view.
+      k = minK;
+      if (mode === "radial") {
+        tx = w / 2 - rootPoint[0] * k;
+        ty = hgt / 2 - rootPoint[1] * k;
+      } else if (mode === "down") {
+        tx = w / 2 - rootPoint[0] * k;
+        ty = pad + 16 - bounds.minY * k;
+      } else {
+        tx = pad - bounds.minX * k;
+        ty = hgt / 2 - rootPoint[1] * k;
+      }
+    } else {
+      tx = (w - bw * k) / 2 - bounds.minX * k;
+      ty = (hgt - bh * k) / 2 - bounds.minY * k;
+    }
+    select(svg).call(zoomer.transform, zoomIdentity.translate(tx, ty).scale(k));
+  }
+
+  function zoomBy(factor) {
+    autoFit = false;
+    select(svg).call(zoomer.scaleBy, factor);
+  }
+
+  function setLayout(next) {
+    if (next === mode) return;
+    mode = next;
+    autoFit = true;
+    if (model) render(model);
+  }
+
+  /** Screen position of a node (for animations), or null when not drawn. */
+  function nodeScreen(id) {
+    const item = items.get(id);
+    if (!item || !item.node) return null;
+    return transform.apply([item.node.px, item.node.py]);
+  }
+
+  return {
+    render,
+    fit,
+    zoomBy,
+    setLayout,
+    nodeScreen,
+    get layout() {
+      return mode;
+    },
+    get size() {
+      return items.size;
+    },
+    svg,
+  };
+}

@@ -1,0 +1,292 @@
+"""Inside the search in headless Chromium: the tree view (nodes drawn, a click opens
+the node's details), step mode (four phases with their numbers), the charts, the
+threads' merge, the algorithm race (two tables) and the JSON exports.
+
+Screenshots go to docs/screenshots with CANOPY_SCREENSHOTS=1 (see conftest).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import api_create, open_game, screenshot
+
+pytestmark = pytest.mark.browser
+
+#: A tactical position (Black has just blundered: Qxf7 is mate), so Q differs across the tree.
+SCHOLAR = "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4"
+#: A middlegame where the moves differ in value without a mate in one.
+MIDDLEGAME = "r2q1rk1/ppp2ppp/2np1n2/2b1p1B1/2B1P1b1/2NP1N2/PPP2PPP/R2Q1RK1 w - - 6 8"
+
+
+def selected_info(node_id: int) -> str:
+    """A JS predicate: the page holds the server's details of node ``node_id``."""
+    return f"() => (window.canopy.state.inside.nodeInfo || {{}}).id === {node_id}"
+
+
+def tab(page: Any, name: str) -> None:
+    page.click(f"#tab-{name}")
+    page.wait_for_function(f"() => document.body.dataset.tab === '{name}'")
+
+
+def analyse(page: Any, *, at_least: int) -> None:
+    """Start an analysis, wait for ``at_least`` iterations, stop, wait until idle."""
+    page.keyboard.press("Space")
+    page.wait_for_function(
+        f"() => Number(document.body.dataset.iterations) >= {at_least}", timeout=30_000
+    )
+    page.keyboard.press("Space")
+    page.wait_for_function(
+        "() => window.canopy.state.game.search.status === 'idle'"
+        " && window.canopy.state.stats && !window.canopy.state.stats.running"
+    )
+
+
+def visible_node(page: Any, *, min_size: float = 6.0) -> Any:
+    """A non-root tree node fully inside the tree's viewport (largest first)."""
+    area = page.locator("#tree-area svg").bounding_box()
+    nodes = page.locator("#tree-area g.tnode:not(.root)")
+    best = None
+    for i in range(min(nodes.count(), 200)):
+        box = nodes.nth(i).bounding_box()
+        if not box or box["width"] < min_size:
+            continue
+        inside = (
+            area["x"] + 4 < box["x"]
+            and box["x"] + box["width"] < area["x"] + area["width"] - 4
+            and area["y"] + 4 < box["y"]
+            and box["y"] + box["height"] < area["y"] + area["height"] - 4
+        )
+        if inside and (best is None or box["width"] > best[1]):
+            best = (nodes.nth(i), box["width"])
+    assert best is not None, "no tree node is visible"
+    return best[0]
+
+
+def test_the_tree_view_draws_nodes_and_a_click_opens_node_details(server, page) -> None:
+    game = api_create(server, human="both", fen=MIDDLEGAME, algorithm="uct")
+    open_game(page, server, game)
+    tab(page, "tree")
+    page.select_option("#tree-size", "200")
+    analyse(page, at_least=3000)
+    page.wait_for_function("() => Number(document.body.dataset.treeNodes) === 200")
+    drawn = page.locator("#tree-area g.tnode").count()
+    assert drawn == 200  # the subscription asked for 200 and the view draws them all
+    assert page.locator("#tree-area path.tlink[d]").count() == 199  # one edge per non-root node
+    labels = page.locator("#tree-area text.tlabel:not(.off)").all_text_contents()
+    best = page.evaluate("window.canopy.state.stats.moves[0].san")
+    assert best in labels and len(labels) >= 10  # edges carry SAN, the most visited first
+    node = visible_node(page)
+    node_id = int(node.get_attribute("data-id"))
+    node.click()
+    card = page.locator("#node-card")
+    card.wait_for(state="visible")
+    page.wait_for_function(selected_info(node_id))
+    info = page.evaluate("window.canopy.state.inside.nodeInfo")
+    tree_node = page.evaluate(f"window.canopy.state.inside.tree.find((n) => n.id === {node_id})")
+    assert info["visits"] == tree_node["visits"]
+    assert page.locator("#node-card .mini-board cg-board piece").count() >= 20  # its position
+    facts = card.locator(".node-facts").inner_text()
+    assert f"{tree_node['visits']:,}" in facts and "Q" in facts and "eval" in facts
+    if info["selection"] and info["selection"]["score"] is not None:
+        sel = info["selection"]
+        assert sel["exploit"] + sel["explore"] == pytest.approx(sel["score"], abs=1e-3)
+        assert f"{sel['score']:.3f}" in card.locator(".node-formula").inner_text()
+    assert page.locator("#tree-area g.tnode.selected").count() == 1
+    screenshot(page, "tree-view.png")
+    # Walk down: a child chip selects the child.
+    chips = card.locator(".child-chips button")
+    if chips.count():
+        child = int(chips.first.get_attribute("data-id"))
+        chips.first.click()
+        page.wait_for_function(selected_info(child))
+
+
+def test_the_tree_view_follows_a_running_search(server, page) -> None:
+    game = api_create(server, human="both", algorithm="uct")
+    open_game(page, server, game)
+    tab(page, "tree")
+    page.select_option("#tree-size", "50")
+    page.keyboard.press("Space")
+    page.wait_for_function("() => Number(document.body.dataset.treeNodes) === 50", timeout=30_000)
+    first = page.evaluate("window.canopy.state.inside.tree[0].visits")
+    page.wait_for_function(
+        f"() => window.canopy.state.inside.tree[0].visits > {first} + 200", timeout=30_000
+    )
+    root = page.locator("#tree-area g.tnode.root")
+    assert root.count() == 1
+    assert page.locator("#tree-area g.tnode").count() == 50
+    page.keyboard.press("Space")
+    page.select_option("#tree-layout", "radial")
+    page.wait_for_timeout(200)
+    assert page.locator("#tree-area g.tnode").count() == 50
+
+
+def test_step_mode_shows_the_four_phases_with_their_numbers(server, page) -> None:
+    game = api_create(server, human="both", algorithm="uct", params={"c": 1.0})
+    open_game(page, server, game)
+    tab(page, "step")
+    page.select_option("#step-speed", "fast")
+    for n in range(1, 26):
+        page.click("#step-once")
+        page.wait_for_function(f"() => Number(document.body.dataset.steps) >= {min(n, 30)}")
+    phases = page.locator("#phases .phase")
+    assert phases.count() == 4
+    titles = [t.strip() for t in page.locator("#phases .phase h3").all_text_contents()]
+    assert titles == ["1 · Selection", "2 · Expansion", "3 · Simulation", "4 · Back-propagation"]
+    step = page.evaluate("window.canopy.state.inside.step")
+    # Selection: the table's winner is the child with the largest UCB1, recomputed here.
+    for level in step["selection"]:
+        if level["rule"] != "ucb1":
+            continue
+        np_ = level["visits"]
+        best = max(
+            level["children"],
+            key=lambda c: (
+                math.inf
+                if c["visits"] == 0
+                else c["value_sum"] / c["visits"] + 1.0 * math.sqrt(2 * math.log(np_) / c["visits"])
+            ),
+        )
+        assert best["winner"] and best["node"] == level["chosen"]["node"]
+    selection = page.locator("#phases .phase[data-phase=selection]")
+    winners = selection.locator("tr.winner td.san").all_text_contents()
+    assert winners == [
+        c["san"]
+        for lv in step["selection"]
+        if lv["rule"] == "ucb1"
+        for c in lv["children"]
+        if c["winner"]
+    ]
+    assert re.search(
+        r"\d\.\d{3} \+ \d\.\d{3} = \d\.\d{3}", selection.inner_text()
+    )  # worked example
+    expansion = page.locator("#phases .phase[data-phase=expansion]").inner_text()
+    assert step["expansion"]["nodes"][0]["san"] in expansion
+    simulation = page.locator("#phases .phase[data-phase=simulation]").inner_text()
+    assert step["simulation"]["result"] in simulation and "reward" in simulation
+    back = page.locator("#phases .phase[data-phase=backpropagation] tbody tr")
+    assert back.count() == len(step["backpropagation"])
+    leaf = step["backpropagation"][0]
+    assert f"{leaf['visits_before']} → {leaf['visits_after']}" in back.first.inner_text()
+    # The animation ends on phase 4; a phase chip goes back to the selection, with the
+    # path drawn on the board.
+    page.wait_for_selector("#phases .phase[data-phase=backpropagation].active")
+    page.click(".phase-chip[data-phase='0']")
+    page.wait_for_selector("#phases .phase[data-phase=selection].active")
+    assert page.locator("#overlay-banner").is_visible() or not step["path"]
+    page.set_viewport_size({"width": 1280, "height": 1500})  # all four phases in view
+    screenshot(page, "step-mode.png")
+
+
+def test_step_mode_shows_the_bfms_overwrite_rule(server, page) -> None:
+    game = api_create(server, human="both", algorithm="bfms", fen=MIDDLEGAME)
+    open_game(page, server, game)
+    tab(page, "step")
+    for n in range(1, 6):
+        page.click("#step-once")
+        page.wait_for_function(f"() => Number(document.body.dataset.steps) >= {n}")
+    back = page.locator("#phases .phase[data-phase=backpropagation]").inner_text()
+    assert "−max" in back and "overwritten" in back
+    selection = page.locator("#phases .phase[data-phase=selection]").inner_text()
+    assert "eval + C·√(ln N_parent / N)" in selection
+    assert "static evaluation" in page.locator("#phases .phase[data-phase=simulation]").inner_text()
+
+
+def test_the_charts_draw_the_search_over_time(server, page) -> None:
+    game = api_create(server, human="both", fen=MIDDLEGAME, algorithm="uct")
+    open_game(page, server, game)
+    tab(page, "charts")
+    analyse(page, at_least=6000)
+    page.wait_for_function("() => window.canopy.state.inside.history.x.length >= 4")
+    page.wait_for_function("() => document.querySelectorAll('.chart-plot canvas').length === 4")
+    history = page.evaluate(
+        "(() => { const h = window.canopy.state.inside.history;"
+        " return {x: h.x, moves: [...h.moves.values()].map((m) => m.share.length)}; })()"
+    )
+    assert history["x"] == sorted(history["x"])
+    assert all(n == len(history["x"]) for n in history["moves"])
+    legend = page.locator(".chart .u-legend").first.inner_text()
+    top = page.evaluate("window.canopy.state.stats.moves[0].san")
+    assert top in legend  # the most visited move is one of the drawn series
+    screenshot(page, "charts.png")
+
+
+def test_the_threads_view_shows_each_thread_beside_the_merge(server, page) -> None:
+    game = api_create(server, human="both", fen=MIDDLEGAME, algorithm="uct", threads=2)
+    open_game(page, server, game)
+    tab(page, "threads")
+    analyse(page, at_least=4000)
+    page.wait_for_selector(".threads-table tbody tr")
+    head = page.locator(".threads-table thead").inner_text()
+    assert "thread 0" in head and "thread 1" in head
+    stats = page.evaluate("window.canopy.state.stats")
+    first = stats["moves"][0]
+    per_thread = [
+        next((m["visits"] for m in t["moves"] if m["move"] == first["move"]), None)
+        for t in stats["thread_stats"]
+    ]
+    if None not in per_thread:  # (each thread lists its top 12 moves)
+        assert sum(per_thread) == first["visits"]  # the merge adds the threads' visits
+    assert page.locator(".threads-table tbody tr").first.locator(".merge-bar .seg").count() == 2
+    screenshot(page, "threads.png")
+
+
+def test_race_mode_shows_two_tables_side_by_side(server, page) -> None:
+    game = api_create(server, human="both", fen=SCHOLAR)
+    open_game(page, server, game)
+    tab(page, "race")
+    page.locator(".presets button", has_text="UCT vs BFMS").click()
+    page.fill(".race-options input[aria-label='iterations per side']", "3000")
+    page.click("#race-start")
+    page.wait_for_function("() => document.body.dataset.race === 'done'", timeout=60_000)
+    race = page.evaluate("window.canopy.state.inside.race")
+    assert race["a"]["iterations"] == race["b"]["iterations"] == 3000
+    tables = page.locator(".race-table")
+    assert tables.count() == 2
+    for side, table in zip(("a", "b"), (tables.nth(0), tables.nth(1)), strict=True):
+        assert table.locator("tbody tr").count() == len(race[side]["moves"])
+        assert table.locator("tbody tr.best td.san").inner_text().endswith(race[side]["best_san"])
+    verdict = page.locator(".race-verdict").inner_text()
+    assert ("Agree" in verdict) == race["agree"]
+    assert "Qxf7#" in page.locator(".race-side.side-a .race-best").inner_text()
+    screenshot(page, "race.png")
+
+
+def test_the_exports_parse_and_match_the_tree(server, page, tmp_path: Path) -> None:
+    game = api_create(server, human="both", algorithm="uct")
+    open_game(page, server, game)
+    tab(page, "tree")
+    analyse(page, at_least=2000)
+    page.select_option(".export-size", "500")
+    with page.expect_download() as download:
+        page.click("#export-tree")
+    path = tmp_path / "tree.json"
+    download.value.save_as(path)
+    tree = json.loads(path.read_text())
+    stats = page.evaluate("window.canopy.state.stats")
+    assert tree["format"] == "canopy-tree" and tree["exported"] == len(tree["nodes"]) == 500
+    assert tree["iterations"] == stats["iterations"] == tree["root_visits"]
+    assert tree["tree_nodes"] == stats["nodes"]
+    drawn = {n["id"]: n for n in page.evaluate("window.canopy.state.inside.tree")}
+    for node in tree["nodes"][: len(drawn)]:
+        assert drawn[node["id"]]["visits"] == node["visits"]  # the drawn tree's numbers
+    tab(page, "step")
+    for n in range(1, 4):
+        page.click("#step-once")
+        page.wait_for_function(f"() => Number(document.body.dataset.steps) >= {n}")
+    with page.expect_download() as download:
+        page.click("#export-steps")
+    path = tmp_path / "steps.json"
+    download.value.save_as(path)
+    log = json.loads(path.read_text())
+    assert log["format"] == "canopy-steps" and log["count"] == 3
+    last = page.evaluate("window.canopy.state.inside.step")
+    assert log["steps"][-1]["iteration"] == last["iteration"]
+    assert log["steps"][-1]["path"] == last["path"]
