@@ -291,6 +291,9 @@ def register() -> None:
 
     bench.register("streaming", bench_streaming_throughput)
     bench.register("streaming-latency", bench_streaming_latency)
+    from app.bench_tree import register as register_tree
+
+    register_tree()  # the tree view: frame size and build time, search speed while drawn
 
 
 def results(quick: bool = False) -> Iterator[BenchResult]:
