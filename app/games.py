@@ -189,6 +189,8 @@ class LiveGame:
         # ``idle_search_s`` and, if it was the engine's move, resumes when someone returns.
         self.unwatched_since: float | None = time.monotonic()
         self.unwatched_stop = False
+        self._state_key: tuple[Any, ...] | None = None
+        self._state_part: dict[str, Any] | None = None
         # Inside the search: the race of this game's position, the step traces taken.
         self.race = RaceRunner(self)
         self.step_log: deque[dict[str, Any]] = deque(maxlen=STEP_LOG)
@@ -253,7 +255,29 @@ class LiveGame:
         return {"search": self.search_status(), "pool": self.service.pool.status()}
 
     def state_payload(self, role: str = "spectator") -> dict[str, Any]:
+        return {
+            **self._session_part(),
+            "version": self.version,
+            "role": role,
+            "name": self.name,
+            "search": self.search_status(),
+        }
+
+    def _session_part(self) -> dict[str, Any]:
+        """The part of a state frame that only the session decides, cached.
+
+        Under load the search queue moves many times a second and every move of
+        it re-sends each queued game's state; recomputing legal moves and FENs
+        (python-chess, ~1 ms a game) for frames where only the queue position
+        changed kept the event loop busy. Any change of the session changes the
+        key (a new session object, ply, start position, last move, who plays,
+        or the engine settings, which are replaced, never mutated).
+        """
         s = self.session
+        last = s.history[-1].fen if s.history else None
+        key = (id(s), self.version, s.ply, s.start_fen, last, s.human, id(s.engine))
+        if self._state_key == key and self._state_part is not None:
+            return self._state_part
         history = []
         for m in s.history:
             entry: dict[str, Any] = {
@@ -268,12 +292,9 @@ class LiveGame:
                 entry["n"] = m.note.visits
                 entry["q"] = round(m.note.q, 4)
             history.append(entry)
-        return {
+        part = {
             "type": "state",
             "id": self.id,
-            "version": self.version,
-            "role": role,
-            "name": self.name,
             "game": s.game.name,
             "title": s.game.title,
             "fen": s.fen,
@@ -289,14 +310,17 @@ class LiveGame:
             "reason": s.reason,
             "human": s.human,
             "settings": s.engine.to_dict(),
-            "search": self.search_status(),
             "last_move": s.history[-1].uci if s.history else None,
         }
+        self._state_key, self._state_part = key, part
+        return part
 
     def _encode_state(self, role: str) -> str:
         payload = self.state_payload(role)
         text = dumps(payload)
         limit = self.settings.ws_max_frame - 256
+        if len(text.encode()) > limit:  # trimmed below: leave the cached entries whole
+            payload["history"] = [dict(entry) for entry in payload["history"]]
         # A very long game. First drop the per-move board FENs, oldest first;
         # then the oldest history entries themselves (``history_start`` says
         # how many; ``moves`` stays complete). Clients browsing that far back

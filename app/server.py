@@ -70,6 +70,7 @@ def serve(
         host=host or settings.host,
         port=port or settings.port,
         ws_max_size=settings.ws_max_frame,
+        ws_per_message_deflate=settings.ws_deflate,
         log_config=None,  # configure_logging did it: JSON lines, tokens redacted
         log_level=settings.log_level,
         timeout_graceful_shutdown=int(settings.shutdown_grace_s) or None,

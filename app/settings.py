@@ -59,6 +59,7 @@ class Settings(BaseSettings):
     # search (caps the tree nodes and alpha-beta's hash table), and how long a search goes
     # on when nobody watches its game.
     ws_rate: Annotated[float, Field(gt=0)] = 40.0
+    ws_deflate: bool = True  # permessage-deflate: ~5x less traffic for CPU on the server
     ws_burst: Annotated[int, Field(ge=1)] = 80
     max_connections: Annotated[int, Field(ge=1)] = 1000
     games_per_minute: Annotated[int, Field(ge=1)] = 120

@@ -208,6 +208,10 @@ class SqlStore:
         self.backend = self.engine.dialect.name
         workers = 1 if self.backend == "sqlite" else 4
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="canopy-db")
+        # Health probes get their own thread: queued behind writes (or behind the
+        # search controllers in the event loop's default executor) a healthy
+        # database would look slow exactly when the server is busiest.
+        self._probe = ThreadPoolExecutor(max_workers=1, thread_name_prefix="canopy-db-probe")
         Base.metadata.create_all(self.engine)
 
     def describe(self) -> str:
@@ -222,6 +226,11 @@ class SqlStore:
         except SQLAlchemyError as exc:
             log.error("database error: %s", exc.__class__.__name__, exc_info=exc)
             raise StorageError("the game store is unavailable; nothing was changed") from exc
+
+    async def probe(self, timeout: float = 2.0) -> float:
+        """:meth:`ping` on the probe thread, in milliseconds; raises when down or slow."""
+        loop = asyncio.get_running_loop()
+        return await asyncio.wait_for(loop.run_in_executor(self._probe, self.ping), timeout)
 
     # ------------------------------------------------------------ writes
     def create(
@@ -358,6 +367,7 @@ class SqlStore:
     def close(self) -> None:
         """Finish pending work, fold the WAL into the database file, release connections."""
         self._pool.shutdown(wait=True)
+        self._probe.shutdown(wait=False, cancel_futures=True)
         if self.backend == "sqlite":
             try:
                 with self.engine.connect() as conn:

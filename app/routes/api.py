@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
 from typing import Any, Literal
@@ -26,13 +25,13 @@ async def health(request: Request, service: ServiceDep) -> Any:
 
     ``status`` is ``ok``, or ``degraded`` with HTTP 503 when the database does not
     answer ``SELECT 1`` within two seconds (a load balancer then stops sending
-    new users here). The probe runs on its own thread, not the store's queue, so a
-    busy store does not make a healthy server look dead.
+    new users here). The probe runs on a thread of its own, so a busy store or
+    busy search controllers do not make a healthy server look dead.
     """
     db: dict[str, Any] = {"backend": service.db.backend}
     ok = True
     try:
-        ms = await asyncio.wait_for(asyncio.to_thread(service.db.ping), timeout=2.0)
+        ms = await service.db.probe(timeout=2.0)
         db.update(ok=True, latency_ms=round(ms, 2))
     except Exception as exc:  # any failure of the probe is a failed database
         ok = False
