@@ -290,3 +290,17 @@ def test_the_exports_parse_and_match_the_tree(server, page, tmp_path: Path) -> N
     last = page.evaluate("window.canopy.state.inside.step")
     assert log["steps"][-1]["iteration"] == last["iteration"]
     assert log["steps"][-1]["path"] == last["path"]
+
+
+def test_the_threads_tab_offers_root_parallelism_and_tabs_have_keys(server, page) -> None:
+    game = api_create(server, human="both", algorithm="uct", threads=1)
+    open_game(page, server, game)
+    page.keyboard.press("5")  # the fifth tab: Threads
+    page.wait_for_function("() => document.body.dataset.tab === 'threads'")
+    page.click("#use-threads")
+    page.wait_for_function("() => window.canopy.state.game.settings.threads === 2")
+    page.keyboard.press("2")
+    page.wait_for_function("() => document.body.dataset.tab === 'tree'")
+    page.keyboard.press("?")
+    help_text = page.locator("#shortcuts").inner_text()
+    assert "Tabs: Moves, Tree, Step, Charts, Threads, Race" in help_text

@@ -6,7 +6,7 @@
 // from the page's one redraw per animation frame. What the board shows for a
 // step phase or a race goes through `s.view.overlay`, which board.js draws.
 
-import { $, h, setText, toast } from "./dom.js";
+import { $, h, isTyping, setText, toast } from "./dom.js";
 import { createCharts, createHistory, recordStats } from "./charts.js";
 import { stepsExportControl, treeExportControl } from "./export.js";
 import { createNodeCard } from "./nodecard.js";
@@ -77,6 +77,24 @@ export function createInside({ getState, send, scheduleRender }) {
     });
   });
   tabBar.append(wideButton);
+
+  // Keys 1–6 open the tabs (listed in the help dialog with the other shortcuts).
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey || isTyping(event)) return;
+    if (document.querySelector("dialog[open]")) return;
+    const index = Number(event.key) - 1;
+    if (Number.isInteger(index) && index >= 0 && index < TABS.length) {
+      event.preventDefault();
+      setTab(TABS[index][0]);
+    }
+  });
+  const shortcuts = $("shortcuts");
+  if (shortcuts) {
+    shortcuts.append(
+      h("dt", {}, h("kbd", {}, "1"), "–", h("kbd", {}, String(TABS.length))),
+      h("dd", {}, `Tabs: ${TABS.map(([, label]) => label).join(", ")}`),
+    );
+  }
 
   function setTab(key) {
     if (I.tab === key) return;
@@ -211,6 +229,7 @@ export function createInside({ getState, send, scheduleRender }) {
   replayButton.addEventListener("click", () => I.step && animate());
 
   let builtStep = null;
+  const mini = { tree: null, step: null, phase: -1 }; // what the mini tree last drew
   let phaseTimer = null;
   let auto = false;
   let autoTimer = null;
@@ -278,7 +297,9 @@ export function createInside({ getState, send, scheduleRender }) {
 
   // ---------------------------------------------------------------- other tabs
   const charts = createCharts(panels.charts);
-  const threads = createThreadsView(panels.threads);
+  const threads = createThreadsView(panels.threads, {
+    useThreads: (n) => send({ type: "settings", threads: n }),
+  });
   const race = createRaceView(panels.race, { send, getState });
 
   // ---------------------------------------------------------------- frames
@@ -455,10 +476,13 @@ export function createInside({ getState, send, scheduleRender }) {
       });
       phaseChips.forEach((b, i) => b.classList.toggle("active", i === I.phase));
     }
-    const usable = step && step.thread === 0 && step.simulation && step.simulation.kind !== "alphabeta";
-    const hl = usable ? highlight(step, I.phase) : null;
     miniTreeArea.hidden = !I.tree.length;
-    if (I.tree.length) miniTree.render({ key: I.treeKey, nodes: miniNodes(I.tree, hl), selected: null, highlight: hl });
+    if (I.tree.length && (mini.tree !== I.tree || mini.step !== step || mini.phase !== I.phase)) {
+      const usable = step && step.thread === 0 && step.simulation && step.simulation.kind !== "alphabeta";
+      const hl = usable ? highlight(step, I.phase) : null;
+      Object.assign(mini, { tree: I.tree, step, phase: I.phase });
+      miniTree.render({ key: I.treeKey, nodes: miniNodes(I.tree, hl), selected: null, highlight: hl });
+    }
   }
 
   return { onFrame, onStats, onState, onError, escape, subscribe, render, get tab() { return I.tab; }, dispose: () => clearInterval(nodeTimer) };

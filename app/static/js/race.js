@@ -149,13 +149,19 @@ export function createRaceView(container, { send, getState }) {
   }
 
   let drawnSeq = null;
+  let wasPlayer = null;
   function render(s) {
     const race = s.inside.race;
     const player = !!(s.game && s.game.role === "player" && s.conn === "open");
     start.disabled = !player || !!(race && race.running) || !algorithms;
     stop.disabled = !player || !(race && race.running);
-    for (const el of form.querySelectorAll("input, select")) {
-      if (!player) el.disabled = true;
+    if (player !== wasPlayer && algorithms) {
+      wasPlayer = player;
+      for (const el of form.querySelectorAll("input, select")) el.disabled = !player;
+      if (player) {
+        syncInputs();
+        for (const side of [a, b]) fillParams(side, read(side).params);
+      }
     }
     progress.hidden = !race;
     if (!race) {

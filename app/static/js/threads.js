@@ -9,7 +9,7 @@ import { count, fixed, percent, SERIES } from "./notation.js";
 
 const ROWS = 10;
 
-export function createThreadsView(container) {
+export function createThreadsView(container, { useThreads } = {}) {
   const intro = h("p", { class: "lede" });
   const empty = h("div", { class: "empty" });
   const legend = h("div", { class: "thread-legend" });
@@ -29,6 +29,9 @@ export function createThreadsView(container) {
     if (!has) {
       setText(intro, "Root parallelism runs several independent searches of the same position, one per thread, and merges their root moves.");
       const algo = s.game ? s.game.settings.algorithm : "";
+      const maxThreads = s.limits ? s.limits.threads.max : 1;
+      const player = !!(s.game && s.game.role === "player" && s.conn === "open");
+      const offer = useThreads && player && algo !== "alphabeta" && configured === 1 && maxThreads > 1;
       empty.replaceChildren(
         h(
           "p",
@@ -39,6 +42,9 @@ export function createThreadsView(container) {
               ? `This game uses ${configured} threads: start or step a search to see each thread's table and the merge.`
               : "This game searches with one thread. Set Threads to 2 or more in the Engine card (and Apply) to watch the threads and the merge.",
         ),
+        offer
+          ? h("button", { type: "button", class: "primary", id: "use-threads", onclick: () => useThreads(Math.min(2, maxThreads)) }, `Search with ${Math.min(2, maxThreads)} threads`)
+          : null,
       );
       setText(notes, "");
       drawnSeq = null;

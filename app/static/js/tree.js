@@ -103,6 +103,7 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
   let lastKey = null;
   let model = null;
   let order = []; // items by label priority (selected/highlighted first, then visits)
+  let renderedMode = null;
 
   const zoomer = zoom()
     .scaleExtent([0.05, 6])
@@ -254,8 +255,10 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
     return { r, rootVisits };
   }
 
-  /** Draw `m` = {key, nodes, selected, highlight: {path, fresh, back}, focus}. */
+  /** Draw `m` = {key, nodes, selected, highlight: {path, fresh, back}}; a no-op when unchanged. */
   function render(m) {
+    if (model && m.nodes === model.nodes && m.selected === model.selected && m.highlight === model.highlight && m.key === model.key && mode === renderedMode) return;
+    renderedMode = mode;
     model = m;
     const nodes = m.nodes || [];
     const root = buildHierarchy(nodes, { centred: mode !== "radial" });
@@ -415,6 +418,10 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
       tx = (w - bw * k) / 2 - bounds.minX * k;
       ty = (hgt - bh * k) / 2 - bounds.minY * k;
     }
+    // Following a growing tree, skip changes too small to see: a new scale restyles
+    // every label, which is the costliest part of a redraw.
+    const same = Math.abs(k / transform.k - 1) < 0.03 && Math.abs(tx - transform.x) < 6 && Math.abs(ty - transform.y) < 6;
+    if (!user && same) return;
     select(svg).call(zoomer.transform, zoomIdentity.translate(tx, ty).scale(k));
   }
 
