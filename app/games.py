@@ -47,7 +47,7 @@ from app.schemas import (
     UndoFrame,
 )
 from app.settings import Settings
-from app.store import SqlStore, StorageError, token_hash
+from app.store import ConflictError, SqlStore, StorageError, token_hash
 from app.streaming import Outbox, Snapshot, dumps, encode_step
 from engine.errors import CanopyError, GameOverError, InvalidParameterError
 from engine.play import EngineNote, EngineSettings, GameSession
@@ -158,6 +158,7 @@ class LiveGame:
         digest: str | None = None,
         name: str | None = None,
         paused: bool = False,
+        rev: int = 0,
     ) -> None:
         self.id = gid
         #: The creator's token: only kept by the process that created the game (to answer
@@ -185,6 +186,10 @@ class LiveGame:
         # writes only the moves that changed and a failed save can restore the game.
         self._saved = session.to_dict()
         self._saved_paused = paused
+        self._saved_rev = rev
+        #: Loaded from the database: the engine starts (if it is to move) once someone
+        #: watches, not when a page or GET merely reads the game.
+        self.pending_kick = False
         # Nobody watching since (monotonic); a search nobody watches stops after
         # ``idle_search_s`` and, if it was the engine's move, resumes when someone returns.
         self.unwatched_since: float | None = time.monotonic()
@@ -211,6 +216,9 @@ class LiveGame:
         self.race.attach(conn)
         if self.unwatched_stop and not self.closed:
             self.service.spawn(self._resume_watched())
+        elif self.pending_kick and not self.closed:
+            self.pending_kick = False
+            self.service.spawn(self.kick())
 
     def detach(self, conn: Connection) -> None:
         self.connections.discard(conn)
@@ -392,7 +400,15 @@ class LiveGame:
                 keep += 1
         db = self.service.db
         try:
-            await db.run(db.save, self.id, data, keep, (s.result, s.reason), self.paused)
+            self._saved_rev = await db.run(
+                db.save, self.id, data, keep, (s.result, s.reason), self.paused, self._saved_rev
+            )
+        except ConflictError:
+            # Another server saved this game since we loaded it: our copy is stale.
+            # Drop it; the next request loads the stored game afresh.
+            await self._rollback()
+            self.service.spawn(self.service.unload(self))
+            raise
         except StorageError:
             await self._rollback()
             raise
@@ -981,11 +997,18 @@ class GameService:
             digest=stored.token_hash,
             name=stored.name,
             paused=stored.paused,
+            rev=stored.rev,
         )
+        game.pending_kick = True
         self.store.add(game)
         log.info("game %s loaded from the database (%d plies)", gid, session.ply)
-        await game.kick()
         return game
+
+    async def unload(self, game: LiveGame) -> None:
+        """Forget a game held in memory (it stays in the database); closes its sockets."""
+        if self.store.get(game.id) is game:
+            self.store.remove(game.id)
+        await game.close()
 
     async def _make_room(self) -> None:
         if len(self.store) >= self.settings.max_games:

@@ -46,6 +46,7 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    inspect,
     select,
     text,
     update,
@@ -65,6 +66,12 @@ class StorageError(CanopyError):
     """The database refused or could not be reached; the request changed nothing."""
 
     code = "storage_unavailable"
+
+
+class ConflictError(StorageError):
+    """The stored game changed under us: another server holds it too (misrouted replicas)."""
+
+    code = "conflict"
 
 
 def token_hash(token: str) -> str:
@@ -103,6 +110,9 @@ class GameRow(Base):
     result: Mapped[str | None] = mapped_column(String(8), nullable=True)
     reason: Mapped[str | None] = mapped_column(String(64), nullable=True)
     ply: Mapped[int] = mapped_column(Integer, default=0)
+    #: Bumped by every save; a save names the revision it started from, so two servers
+    #: holding the same game (a misconfigured load balancer) cannot overwrite each other.
+    rev: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
 
@@ -138,6 +148,7 @@ class StoredGame:
     name: str | None
     session: dict[str, Any]  # GameSession.to_dict() shape
     paused: bool
+    rev: int
     created_at: dt.datetime
     updated_at: dt.datetime
 
@@ -213,6 +224,14 @@ class SqlStore:
         # database would look slow exactly when the server is busiest.
         self._probe = ThreadPoolExecutor(max_workers=1, thread_name_prefix="canopy-db-probe")
         Base.metadata.create_all(self.engine)
+        self._migrate()
+
+    def _migrate(self) -> None:
+        """Columns added since the first release (``create_all`` adds tables, not columns)."""
+        columns = {c["name"] for c in inspect(self.engine).get_columns("games")}
+        if "rev" not in columns:
+            with self.engine.begin() as conn:
+                conn.exec_driver_sql("ALTER TABLE games ADD COLUMN rev INTEGER NOT NULL DEFAULT 0")
 
     def describe(self) -> str:
         """The URL without its password (for logs and /api/health)."""
@@ -262,23 +281,41 @@ class SqlStore:
         keep: int,
         outcome: tuple[str | None, str | None] = (None, None),
         paused: bool = False,
-    ) -> None:
+        rev: int | None = None,
+    ) -> int:
         """Make the stored game equal ``session``; its first ``keep`` stored moves still are.
 
         ``outcome`` is the session's (result, reason), kept on the row for the games list.
+        With ``rev`` (the revision this server loaded or last saved), the save happens
+        only if nobody else saved in between (else :class:`ConflictError`). Returns the
+        new revision.
         """
         now = utcnow()
         history: Sequence[Mapping[str, Any]] = session["history"]
         with self.engine.begin() as conn:
             fields = _game_fields(session, outcome)
             fields["engine"] = {**fields["engine"], "_paused": bool(paused)}
+            where = [GameRow.id == gid]
+            if rev is not None:
+                where.append(GameRow.rev == rev)
             done = conn.execute(
-                update(GameRow).where(GameRow.id == gid).values(updated_at=now, **fields)
+                update(GameRow)
+                .where(*where)
+                .values(updated_at=now, rev=GameRow.rev + 1, **fields)
+                .returning(GameRow.rev)
             )
-            if done.rowcount == 0:
+            new_rev = done.scalar()
+            if new_rev is None:
+                if rev is not None and self._exists(conn, gid):
+                    raise ConflictError(f"game {gid} was changed by another server; open it again")
                 raise StorageError(f"game {gid} is not in the store")
             conn.execute(delete(MoveRow).where(MoveRow.game_id == gid, MoveRow.ply >= keep))
             _insert_moves(conn, gid, history[keep:], keep, now)
+        return int(new_rev)
+
+    @staticmethod
+    def _exists(conn: Any, gid: str) -> bool:
+        return conn.execute(select(GameRow.id).where(GameRow.id == gid)).first() is not None
 
     # ------------------------------------------------------------ reads
     def load(self, gid: str) -> StoredGame | None:
@@ -320,6 +357,7 @@ class SqlStore:
             name=row["name"],
             session=session,
             paused=paused,
+            rev=int(row["rev"] or 0),
             created_at=created,
             updated_at=_utc(row["updated_at"]) or created,
         )

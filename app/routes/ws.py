@@ -29,6 +29,7 @@ router = APIRouter()
 
 CLOSE_NOT_FOUND = 4404  # application close code: no such game
 CLOSE_TOO_BIG = 1009  # RFC 6455 "message too big"
+CLOSE_RESTART = 1012  # RFC 6455 "service restart": reconnect and you will find the game
 CLOSE_TRY_LATER = 1013  # RFC 6455 "try again later": the server is full or restarting
 
 
@@ -122,6 +123,12 @@ async def _send_loop(websocket: WebSocket, outbox: Outbox) -> None:
             await websocket.send_text(text)
     except (WebSocketDisconnect, RuntimeError, ConnectionError):
         outbox.close()  # the client went away; the receive side notices too
+        return
+    # The game was closed under this socket (unloaded after a conflict, or the server is
+    # stopping): end the socket too, so the page reconnects and finds the stored game.
+    if websocket.application_state == WebSocketState.CONNECTED:
+        with contextlib.suppress(Exception):
+            await websocket.close(code=CLOSE_RESTART, reason="game reloaded")
 
 
 def _no_constant(name: str) -> Any:

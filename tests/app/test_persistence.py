@@ -8,8 +8,10 @@ import sqlite3
 import time
 from collections.abc import Iterator
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.exc import OperationalError
+from starlette.websockets import WebSocketDisconnect
 
 from app.main import create_app
 from app.settings import Settings
@@ -198,3 +200,24 @@ def test_memory_per_search_caps_the_tree_and_the_hash_table(settings: Settings) 
         )
         assert response.status_code == 400
         assert "hash_mb" in response.json()["message"]
+
+
+def test_two_servers_holding_one_game_cannot_overwrite_each_other(settings: Settings) -> None:
+    """A misrouted load balancer: the stale copy's save is refused, and it reloads."""
+    with running(settings) as a, running(settings) as b:
+        game = new_game(a, human="both")
+        with socket(a, game["ws"]) as wa, socket(b, game["ws"]) as wb:
+            wa.recv(), wb.recv()
+            wa.send({"type": "move", "uci": "e2e4"})
+            wa.state(lambda f: f["ply"] == 1)
+            wb.send({"type": "move", "uci": "d2d4"})  # b still thinks it is the start
+            error = wb.error()
+            assert error["code"] == "conflict"
+            with pytest.raises(WebSocketDisconnect) as closed:
+                wb.until(lambda f: False, timeout=10)
+            assert closed.value.code == 1012  # reconnect: b loads the stored game afresh
+        assert game_state(b, game["id"])["moves"] == ["e2e4"]
+        with socket(b, game["ws"]) as wb:
+            assert wb.recv()["moves"] == ["e2e4"]
+            wb.send({"type": "move", "uci": "e7e5"})
+            assert wb.state(lambda f: f["ply"] == 2)["moves"] == ["e2e4", "e7e5"]
