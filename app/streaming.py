@@ -46,8 +46,9 @@ TREE_FIELDS = (
     "terminal",
     "children",
 )
-#: Root moves per thread in ``thread_stats`` (the page shows the top few per thread).
-THREAD_MOVES = 12
+#: ``thread_stats`` lists each thread's numbers for the merged table's top this many moves
+#: (and the thread's own best), so every cell of a "threads beside the merge" view is filled.
+THREAD_MOVES = 16
 
 
 def dumps(obj: Any) -> str:
@@ -135,6 +136,7 @@ class Snapshot:
     ) -> dict[str, Any]:
         """The stats frame as a dict (``tree_nodes``: cap on tree nodes, None = all)."""
         i = self.info
+        merged_top = {m.move for m in i.moves[:THREAD_MOVES]}
         nodes = list(i.tree) if tree_nodes is None else _trim_tree(i.tree, tree_nodes)
         status = self.status()
         out = {
@@ -172,7 +174,8 @@ class Snapshot:
                             "q": num(m.q),
                             "uct": num(m.score),
                         }
-                        for m in t.moves[:THREAD_MOVES]
+                        for rank, m in enumerate(t.moves)
+                        if rank == 0 or m.move in merged_top
                     ],
                 }
                 for t in i.thread_stats

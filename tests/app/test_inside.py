@@ -324,3 +324,20 @@ def test_compact_trees_hold_the_same_numbers_in_fewer_bytes() -> None:
     assert snap.encode(tree=True, max_bytes=1 << 20, nodes=300, compact=True) is snap.encode(
         tree=True, max_bytes=1 << 20, nodes=300, compact=True
     )  # each variant encoded once per snapshot
+
+
+def test_each_thread_reports_the_merged_top_moves_and_they_add_up(client, connect) -> None:
+    game = new_game(client, human="both", algorithm="uct", threads=2)
+    ws = connect(game)
+    ws.recv()
+    stats = _search(ws, 3000)
+    threads = stats["thread_stats"]
+    assert [t["thread"] for t in threads] == [0, 1]
+    assert sum(t["iterations"] for t in threads) == stats["iterations"]
+    for row in stats["moves"][:16]:
+        per_thread = [
+            next((m["visits"] for m in t["moves"] if m["move"] == row["move"]), 0) for t in threads
+        ]
+        assert sum(per_thread) == row["visits"]  # the merge adds the threads' visits
+    for t in threads:  # each thread's own best comes first
+        assert t["moves"][0]["visits"] == max(m["visits"] for m in t["moves"])

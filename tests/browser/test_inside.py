@@ -70,18 +70,32 @@ def visible_node(page: Any, *, min_size: float = 6.0) -> Any:
 
 
 def test_the_tree_view_draws_nodes_and_a_click_opens_node_details(server, page) -> None:
-    game = api_create(server, human="both", fen=MIDDLEGAME, algorithm="uct")
+    # uct-minimax scores leaves by a small minimax search, so Q (the colour) varies.
+    game = api_create(
+        server, human="both", fen=MIDDLEGAME, algorithm="uct-minimax", params={"depth": 2}
+    )
     open_game(page, server, game)
     tab(page, "tree")
-    page.select_option("#tree-size", "200")
-    analyse(page, at_least=3000)
-    page.wait_for_function("() => Number(document.body.dataset.treeNodes) === 200")
+    page.click(".wide-toggle")
+    page.select_option("#tree-size", "100")
+    analyse(page, at_least=1200)
+    page.wait_for_function("() => Number(document.body.dataset.treeNodes) === 100")
     drawn = page.locator("#tree-area g.tnode").count()
-    assert drawn == 200  # the subscription asked for 200 and the view draws them all
-    assert page.locator("#tree-area path.tlink[d]").count() == 199  # one edge per non-root node
+    assert drawn == 100  # the subscription asked for 100 and the view draws them all
+    assert page.locator("#tree-area path.tlink[d]").count() == 99  # one edge per non-root node
+    fills = set(
+        page.locator("#tree-area g.tnode:not(.root) circle").evaluate_all(
+            "(els) => els.map((e) => e.getAttribute('fill'))"
+        )
+    )
+    assert len(fills) > 5  # coloured by Q, which differs from node to node
     labels = page.locator("#tree-area text.tlabel:not(.off)").all_text_contents()
-    best = page.evaluate("window.canopy.state.stats.moves[0].san")
-    assert best in labels and len(labels) >= 10  # edges carry SAN, the most visited first
+    top = page.evaluate(
+        "(() => { const kids = window.canopy.state.inside.tree.filter((n) => n.depth === 1);"
+        " const most = Math.max(...kids.map((n) => n.visits));"
+        " return kids.filter((n) => n.visits === most).map((n) => n.san); })()"
+    )
+    assert set(top) & set(labels) and len(labels) >= 10  # edges carry SAN, most visited first
     node = visible_node(page)
     node_id = int(node.get_attribute("data-id"))
     node.click()
@@ -99,6 +113,7 @@ def test_the_tree_view_draws_nodes_and_a_click_opens_node_details(server, page) 
         assert sel["exploit"] + sel["explore"] == pytest.approx(sel["score"], abs=1e-3)
         assert f"{sel['score']:.3f}" in card.locator(".node-formula").inner_text()
     assert page.locator("#tree-area g.tnode.selected").count() == 1
+    page.mouse.move(5, 5)  # no tooltip in the picture
     screenshot(page, "tree-view.png")
     # Walk down: a child chip selects the child.
     chips = card.locator(".child-chips button")
@@ -182,7 +197,17 @@ def test_step_mode_shows_the_four_phases_with_their_numbers(server, page) -> Non
     page.wait_for_selector("#phases .phase[data-phase=selection].active")
     assert page.locator("#overlay-banner").is_visible() or not step["path"]
     page.set_viewport_size({"width": 1280, "height": 1500})  # all four phases in view
+    page.mouse.move(5, 5)
     screenshot(page, "step-mode.png")
+    # On a projector: large type, the wide layout, 1920×1080.
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    page.keyboard.press("l")
+    page.click(".wide-toggle")
+    page.click(".phase-chip[data-phase='2']")
+    page.wait_for_selector("#phases .phase[data-phase=simulation].active")
+    page.mouse.move(5, 5)
+    page.wait_for_timeout(700)  # the page scrolls the active phase into view
+    screenshot(page, "step-projector.png")
 
 
 def test_step_mode_shows_the_bfms_overwrite_rule(server, page) -> None:
@@ -200,10 +225,12 @@ def test_step_mode_shows_the_bfms_overwrite_rule(server, page) -> None:
 
 
 def test_the_charts_draw_the_search_over_time(server, page) -> None:
-    game = api_create(server, human="both", fen=MIDDLEGAME, algorithm="uct")
+    game = api_create(
+        server, human="both", fen=MIDDLEGAME, algorithm="uct-minimax", params={"depth": 2}
+    )
     open_game(page, server, game)
     tab(page, "charts")
-    analyse(page, at_least=6000)
+    analyse(page, at_least=8000)
     page.wait_for_function("() => window.canopy.state.inside.history.x.length >= 4")
     page.wait_for_function("() => document.querySelectorAll('.chart-plot canvas').length === 4")
     history = page.evaluate(
@@ -215,6 +242,8 @@ def test_the_charts_draw_the_search_over_time(server, page) -> None:
     legend = page.locator(".chart .u-legend").first.inner_text()
     top = page.evaluate("window.canopy.state.stats.moves[0].san")
     assert top in legend  # the most visited move is one of the drawn series
+    page.set_viewport_size({"width": 1280, "height": 1000})  # all four charts
+    page.wait_for_timeout(300)
     screenshot(page, "charts.png")
 
 
@@ -232,7 +261,7 @@ def test_the_threads_view_shows_each_thread_beside_the_merge(server, page) -> No
         next((m["visits"] for m in t["moves"] if m["move"] == first["move"]), None)
         for t in stats["thread_stats"]
     ]
-    if None not in per_thread:  # (each thread lists its top 12 moves)
+    if None not in per_thread:  # (each thread lists the merged top 16)
         assert sum(per_thread) == first["visits"]  # the merge adds the threads' visits
     assert page.locator(".threads-table tbody tr").first.locator(".merge-bar .seg").count() == 2
     screenshot(page, "threads.png")

@@ -149,8 +149,7 @@ export function createInside({ getState, send, scheduleRender }) {
       h("span", { class: "hint" }, "· area = visits · edges = moves"),
       treeInfo,
     ),
-    h("div", { class: "tree-stage" }, treeArea, treeEmpty),
-    nodeBox,
+    h("div", { class: "tree-stage" }, treeArea, treeEmpty, nodeBox),
   );
   const treeView = createTreeView(treeArea, { onSelect: selectNode, layout: layoutSelect.value });
   layoutSelect.addEventListener("change", () => {
@@ -229,6 +228,7 @@ export function createInside({ getState, send, scheduleRender }) {
   replayButton.addEventListener("click", () => I.step && animate());
 
   let builtStep = null;
+  let shownPhase = null; // the phase last scrolled into view
   const mini = { tree: null, step: null, phase: -1 }; // what the mini tree last drew
   let phaseTimer = null;
   let auto = false;
@@ -432,6 +432,9 @@ export function createInside({ getState, send, scheduleRender }) {
     );
     setText(treeInfo, has && stats ? `· ${I.tree.length} of ${stats.nodes.toLocaleString("en-US")} nodes${stats.threads > 1 ? " (thread 0's tree)" : ""}` : "");
     treeView.render({ key: I.treeKey, nodes: I.tree, selected: I.selected, highlight: null });
+    // The card covers one side of the tree: the side away from the selected node.
+    const at = I.selected === null ? null : treeView.nodeScreen(I.selected);
+    nodeBox.classList.toggle("left", !!at && at[0] > treeArea.clientWidth / 2);
     const node = I.selected === null ? null : I.tree.find((n) => n.id === I.selected) || null;
     const parent = node ? I.tree.find((n) => n.id === node.parent) : null;
     nodeCard.render({
@@ -474,6 +477,15 @@ export function createInside({ getState, send, scheduleRender }) {
         el.classList.toggle("active", i === I.phase);
         el.classList.toggle("done", i < I.phase);
       });
+      if (shownPhase !== `${step.iteration}:${I.phase}`) {
+        // Follow the animation down the page (the board column stays put: it is sticky).
+        shownPhase = `${step.iteration}:${I.phase}`;
+        const active = phaseGrid.querySelector(".phase.active");
+        const box = active && active.getBoundingClientRect();
+        if (box && (box.top < 0 || box.bottom > window.innerHeight)) {
+          active.scrollIntoView({ block: "nearest", behavior: "smooth" });
+        }
+      }
       phaseChips.forEach((b, i) => b.classList.toggle("active", i === I.phase));
     }
     miniTreeArea.hidden = !I.tree.length;

@@ -46,8 +46,9 @@ export function createRaceView(container, { send, getState }) {
     PRESETS.map((p) => h("button", { type: "button", class: "chip", onclick: () => applyPreset(p) }, p.label)),
   );
   const form = h(
-    "div",
-    { class: "race-form" },
+    "details",
+    { class: "race-form", open: true },
+    h("summary", {}, "Contenders and budget"),
     h("div", { class: "contenders" }, a.root, b.root),
     h(
       "div",
@@ -67,7 +68,12 @@ export function createRaceView(container, { send, getState }) {
   const progress = h("div", { class: "progress race-progress" }, h("div", { class: "bar" }));
   const columns = h("div", { class: "race-columns" });
   const stale = h("p", { class: "hint race-stale" });
-  container.replaceChildren(form, verdict, progress, stale, columns);
+  const key = h(
+    "p",
+    { class: "hint race-key" },
+    "★ this side's best move · ◀ the other side's best · other: the move's rank in the other table, orange when they rank it 2 or more places apart (or not at all).",
+  );
+  container.replaceChildren(form, verdict, progress, stale, columns, key);
   let algorithms = null;
   let game = null;
 
@@ -81,7 +87,7 @@ export function createRaceView(container, { send, getState }) {
     };
     if (syncIter.checked) frame.iterations = parseInt(iterations.value, 10);
     else frame.movetime_ms = parseInt(movetime.value, 10);
-    send(frame);
+    if (send(frame)) form.open = false; // room for the results; the summary reopens it
   });
   stop.addEventListener("click", () => send({ type: "race", action: "stop" }));
   const syncInputs = () => {
@@ -167,6 +173,7 @@ export function createRaceView(container, { send, getState }) {
     if (!race) {
       verdict.replaceChildren(h("p", { class: "empty" }, "Choose two algorithms (or two parameter sets) and start: both search the current position at the same time, kept in step, so you can compare their choices."));
       columns.replaceChildren();
+      key.hidden = true;
       stale.hidden = true;
       return;
     }
@@ -191,6 +198,7 @@ export function createRaceView(container, { send, getState }) {
       ),
     );
     columns.replaceChildren(sideColumn("a", A, B, race), sideColumn("b", B, A, race));
+    key.hidden = false;
   }
 
   function sideColumn(key, me, them, race) {
@@ -200,12 +208,12 @@ export function createRaceView(container, { send, getState }) {
       return h(
         "tr",
         { class: cls, dataset: { move: m.move } },
-        h("td", { class: "num" }, String(m.rank + 1)),
-        h("td", { class: "san" }, m.san),
-        h("td", { class: "num" }, count(m.visits)),
+        h("td", { class: "num c-rank" }, String(m.rank + 1)),
+        h("td", { class: "san", title: m.move === them.bestmove ? "the other side's best move" : null }, m.san),
+        h("td", { class: "num c-n" }, count(m.visits)),
         h("td", { class: "num" }, percent(m.share, 1)),
         h("td", { class: "num" }, fixed(m.q, 3)),
-        h("td", { class: "num" }, me.algorithm === "alphabeta" ? signed(m.eval, 2) : fixed(m.uct, 3)),
+        h("td", { class: "num c-score" }, me.algorithm === "alphabeta" ? signed(m.eval, 2) : fixed(m.uct, 3)),
         h("td", { class: "num other-rank", title: "rank of this move in the other side's table" }, m.other_rank === null || m.other_rank === undefined ? "—" : `#${m.other_rank + 1}`),
       );
     });
@@ -233,7 +241,17 @@ export function createRaceView(container, { send, getState }) {
       h(
         "table",
         { class: "race-table" },
-        h("thead", {}, h("tr", {}, ["#", "Move", "N", "N%", "Q", scoreLabel, "other"].map((t, i) => h("th", { class: i === 1 ? "" : "num" }, t)))),
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            ["#", "Move", "N", "N%", "Q", scoreLabel, "other"].map((t, i) =>
+              h("th", { class: ["num c-rank", "", "num c-n", "num", "num", "num c-score", "num"][i] }, t),
+            ),
+          ),
+        ),
         h("tbody", {}, rows),
       ),
     );

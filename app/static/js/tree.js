@@ -166,15 +166,15 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
   });
 
   function showTip(item, event) {
-    const d = item.node;
+    const d = item.node; // a d3 node; d.data is {data: the tree node, children}
     const line = d
       .ancestors()
       .reverse()
       .slice(1)
-      .map((a) => a.data.san)
+      .map((a) => a.data.data.san)
       .join(" ");
-    const n = d.data;
-    const parentVisits = d.parent ? d.parent.data.visits : null;
+    const n = d.data.data;
+    const parentVisits = d.parent ? d.parent.data.data.visits : null;
     tip.replaceChildren(
       h("strong", {}, line || "the root position"),
       h("span", {}, `N ${count(n.visits)}${parentVisits ? ` (${((100 * n.visits) / Math.max(1, parentVisits)).toFixed(1)}% of its parent)` : ""}`),
