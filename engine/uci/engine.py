@@ -174,6 +174,7 @@ class UciEngine:
         self._ctrl_moves: list[str] = []
         self._ctrl_budget = 0
         self._warm: set[tuple[str, str]] = set()
+        self._reroot_ms: dict[str, float] = {}  # recent cost of re-rooting, per algorithm
         self._position: _Position | None = None
         self._position_error: str | None = None
         self._supervisor: threading.Thread | None = None
@@ -292,8 +293,9 @@ class UciEngine:
             return
         position = self._claimable(position)
         self._searchmoves = self._legal_subset(position.board, go.searchmoves)
+        plan, flexible = self._plan(go, position)
         try:
-            controller = self._sync(position)
+            controller = self._sync(position, plan.soft_ms if plan is not None else None)
         except CanopyError as exc:
             self._say(f"error: {exc}")
             self.out.send("bestmove (none)")
@@ -304,7 +306,6 @@ class UciEngine:
             limits["iterations" if mcts else "nodes"] = go.nodes
         # depth and mate limits are checked on snapshots: publish them more often
         controller.info_interval = FAST_INFO_INTERVAL if go.depth or go.mate else INFO_INTERVAL
-        plan, flexible = self._plan(go, position)
         self._stop_event.clear()
         self._ponderhit_event.clear()
         self._last_info = None
@@ -448,8 +449,9 @@ class UciEngine:
             params["hash_mb"] = self.options["Hash"]
         return algorithm, params, threads, self.options["Seed"]
 
-    def _sync(self, position: _Position) -> SearchController:
-        """The controller, set to the current settings and ``position`` (reusing the tree)."""
+    def _sync(self, position: _Position, budget_ms: float | None = None) -> SearchController:
+        """The controller, set to the current settings and ``position`` (reusing the tree
+        when that is worth it for a search of ``budget_ms``)."""
         algorithm, params, threads, seed = self._settings()
         if threads != self.options["Threads"]:
             self._say(f"{algorithm} is single-threaded; Threads ignored")
@@ -485,20 +487,38 @@ class UciEngine:
                 or controller.seed != seed
             ):
                 controller.configure(algorithm=algorithm, params=params, threads=threads, seed=seed)
-            self._move_root(controller, position)
+            self._move_root(controller, position, budget_ms)
         self._ctrl_root = (position.game, position.fen)
         self._ctrl_moves = list(position.moves)
         return controller
 
-    def _move_root(self, controller: SearchController, position: _Position) -> None:
-        """Advance the root by the new moves when the position extends the old one."""
+    def _move_root(
+        self, controller: SearchController, position: _Position, budget_ms: float | None
+    ) -> None:
+        """Advance the root by the new moves when the position extends the old one.
+
+        Re-rooting copies the kept subtree into fresh arrays, which costs time in
+        proportion to the tree: negligible for ``uct`` or ``alphabeta`` (whose
+        hash table survives only this way), but tens of milliseconds for a
+        ``bfms`` tree of a few hundred thousand nodes. We time it, and when it
+        took more than a tenth of the coming search's budget we start afresh
+        instead (option ``TreeReuse`` turns reuse off altogether).
+        """
         old = self._ctrl_moves
         same_root = self._ctrl_root == (position.game, position.fen)
-        if same_root and position.moves[: len(old)] == old:
-            for uci in position.moves[len(old) :]:
-                controller.play(uci)
-        else:
+        extends = same_root and position.moves[: len(old)] == old
+        reuse = extends and self.options["TreeReuse"]
+        if reuse and budget_ms is not None:
+            reuse = self._reroot_ms.get(controller.algorithm.name, 0.0) <= 0.1 * budget_ms
+        if not reuse:
             controller.set_position(position.fen, position.moves)
+            return
+        start = time.perf_counter()
+        for uci in position.moves[len(old) :]:
+            controller.play(uci)
+        spent = (time.perf_counter() - start) * 1000.0
+        name = controller.algorithm.name
+        self._reroot_ms[name] = 0.5 * self._reroot_ms.get(name, spent) + 0.5 * spent
 
     def _prepare(self) -> None:
         """Get ready off the clock (``isready``): load the search kernels (compiled on

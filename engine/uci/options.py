@@ -13,7 +13,8 @@ The fixed options: ``UCI_Variant`` (chess, knightchess), ``Algorithm``,
 ``Threads`` (root parallelism), ``Hash`` (alpha-beta's transposition table in
 MB), ``NodeBudget`` (the MCTS algorithms' "hash": tree nodes per root-parallel
 tree, about 90 bytes each), ``MultiPV``, ``Move Overhead``, ``Seed``,
-``Ponder`` and the button ``Clear Hash``.
+``Ponder``, ``TreeReuse`` (keep the subtree of the moves played between two
+searches) and the button ``Clear Hash``.
 """
 
 from __future__ import annotations
@@ -165,6 +166,7 @@ class OptionSet:
             UciOption("Move Overhead", "spin", 30, min=0, max=5000),
             UciOption("Seed", "spin", 0, min=0, max=2**31 - 1),
             UciOption("Ponder", "check", False),
+            UciOption("TreeReuse", "check", True),
         ]
         params = [
             _param_option(name, spec)
