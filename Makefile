@@ -7,7 +7,7 @@ ASSETS := app/static/vendor/.built
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: setup run test test-all lint typecheck bench sysdeps clean
+.PHONY: setup run test test-all lint typecheck bench load-test container-check sysdeps clean
 
 ## setup: idempotent; .venv with the project (editable) and the front-end assets
 setup: $(STAMP) $(ASSETS)
@@ -49,6 +49,17 @@ typecheck: setup
 
 bench: setup
 	$(BIN)/canopy bench
+
+## load-test: 50 websocket clients with games and searches for 60 s, then 1,000 connect/disconnect
+## cycles during searches (figures in docs/reliability.md)
+load-test: setup
+	$(BIN)/python -m tests.reliability.load load --clients 50 --seconds 60
+	$(BIN)/python -m tests.reliability.load cycles --cycles 1000
+
+## container-check: build the Dockerfile with podman (../shared/tools) and run the image once (root)
+container-check:
+	../shared/tools/container-check.sh canopy:check
+	scripts/container-smoke.sh canopy:check
 
 clean:
 	rm -rf $(VENV) node_modules app/static/vendor .pytest_cache
