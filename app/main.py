@@ -91,7 +91,7 @@ def create_app(
     app.state.settings = settings
     app.state.ws_open = 0
     app.state.create_limiter = WindowLimiter(settings.games_per_minute, 60.0)
-    app.add_middleware(HardeningMiddleware)
+    app.add_middleware(HardeningMiddleware, max_body=settings.http_max_body)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     app.include_router(pages.router)
     app.include_router(api.router)

@@ -10,6 +10,11 @@ nosniff`` (a PGN or JSON body is never sniffed into HTML) and
 ``/redoc``) load Swagger/ReDoc from a CDN with an inline bootstrap script,
 so those two pages alone get a policy that allows them.
 
+Request bodies are capped (``max_body`` bytes, ``CANOPY_HTTP_MAX_BODY``): a larger
+``Content-Length`` is answered 413 before anything is read, and a chunked body is cut
+off with 413 as soon as it passes the cap, so no request can make the server buffer
+megabytes of JSON.
+
 The request id is the client's ``X-Request-ID`` when it looks like one, else
 a fresh one; it is echoed in the response and set in the logging context for
 HTTP requests and websockets alike.
@@ -55,8 +60,9 @@ def _header(scope: Scope, name: bytes) -> str | None:
 
 
 class HardeningMiddleware:
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, max_body: int = 65536) -> None:
         self.app = app
+        self.max_body = max_body
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -71,9 +77,16 @@ class HardeningMiddleware:
                 return
             path: str = scope.get("path", "")
             csp = DOCS_CSP if path in DOCS_PATHS else CSP
+            started = False
+
+            refused = False  # the middleware answered 413 itself: the app's reply is dropped
 
             async def send_with_headers(message: Message) -> None:
+                nonlocal started
+                if refused:
+                    return
                 if message["type"] == "http.response.start":
+                    started = True
                     headers = [
                         (k, v)
                         for k, v in message.get("headers", [])
@@ -85,6 +98,44 @@ class HardeningMiddleware:
                     message["headers"] = headers
                 await send(message)
 
-            await self.app(scope, receive, send_with_headers)
+            length = _header(scope, b"content-length")
+            if length is not None and (not length.isdigit() or int(length) > self.max_body):
+                await _too_large(send_with_headers, self.max_body)
+                return
+            seen = 0
+
+            async def receive_capped() -> Message:
+                nonlocal seen, refused
+                message = await receive()
+                if message["type"] == "http.request":
+                    seen += len(message.get("body", b""))
+                    if seen > self.max_body:
+                        # Answer now and tell the app the client left: it stops reading.
+                        if not started:
+                            await _too_large(send_with_headers, self.max_body)
+                        refused = True
+                        return {"type": "http.disconnect"}
+                return message
+
+            await self.app(scope, receive_capped, send_with_headers)
         finally:
             request_id_var.reset(token)
+
+
+async def _too_large(send: Send, limit: int) -> None:
+    body = (
+        b'{"code":"too_large","message":"the request body is larger than '
+        + str(limit).encode()
+        + b' bytes"}'
+    )
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

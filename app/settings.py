@@ -62,6 +62,7 @@ class Settings(BaseSettings):
     ws_deflate: bool = True  # permessage-deflate: ~5x less traffic for CPU on the server
     ws_burst: Annotated[int, Field(ge=1)] = 80
     max_connections: Annotated[int, Field(ge=1)] = 1000
+    http_max_body: Annotated[int, Field(ge=1024)] = 65536  # bytes of one HTTP request body
     games_per_minute: Annotated[int, Field(ge=1)] = 120
     search_memory_mb: Annotated[int, Field(ge=1)] = 512
     idle_search_s: Annotated[float, Field(gt=0)] = 60.0

@@ -113,3 +113,22 @@ def test_think_time_beyond_the_maximum_is_refused(client: TestClient) -> None:
     response = client.post("/api/games", json={"movetime_ms": 5_001})
     assert response.status_code == 400
     assert "movetime_ms" in response.json()["message"]
+
+
+def test_request_bodies_over_the_limit_are_refused_with_413(settings: Settings) -> None:
+    with app_with(settings, http_max_body=2048) as client:
+        big = b'{"name": "' + b"x" * 5000 + b'"}'
+        response = client.post(
+            "/api/games", content=big, headers={"Content-Type": "application/json"}
+        )
+        assert response.status_code == 413
+        assert response.json()["code"] == "too_large"
+
+        def chunks():  # no Content-Length: the body is cut off as it streams in
+            for _ in range(10):
+                yield b"x" * 1000
+
+        response = client.post("/api/games", content=chunks())
+        assert response.status_code == 413
+        assert client.get("/api/health").json()["status"] == "ok"
+        assert new_game(client, human="white")["id"]  # normal bodies still pass

@@ -244,3 +244,4 @@ def test_a_thousand_hostile_messages_and_bodies_each_get_an_error_and_change_not
     assert client.get("/api/health").json()["status"] == "ok"
     assert game_state(client, game["id"]) == before
     assert counts["ws"] + counts["http"] >= 1_000, counts
+    print(f"fuzz: {counts['ws']} websocket messages and {counts['http']} HTTP bodies refused")
