@@ -168,3 +168,38 @@ class Sprt:
         if llr <= lower:
             return "H0"
         return None
+
+
+def ratings(
+    results: list[tuple[str, str, int, int, int]],
+    anchor: str,
+    prior_draws: float = 1.0,
+    iterations: int = 2000,
+) -> dict[str, float]:
+    """Elo ratings fitting a set of pairwise results (Bradley–Terry, maximum likelihood).
+
+    ``results`` holds ``(a, b, wins_of_a, draws, losses_of_a)``. Draws count half a win
+    each way; ``prior_draws`` virtual draws per pairing keep a 100 % score finite (as
+    BayesElo's prior does). Solved by the minorisation–maximisation update
+    ``γ_i ← points_i / Σ_j n_ij / (γ_i + γ_j)``; ``anchor`` is rated 0.
+    """
+    players = sorted({p for r in results for p in r[:2]})
+    if anchor not in players:
+        raise CanopyError(f"anchor {anchor!r} played no games")
+    points = {p: 0.0 for p in players}
+    games: dict[tuple[str, str], float] = {}
+    for a, b, wins, draws, losses in results:
+        n = wins + draws + losses + 2 * prior_draws
+        points[a] += wins + 0.5 * draws + prior_draws
+        points[b] += losses + 0.5 * draws + prior_draws
+        games[(a, b)] = games.get((a, b), 0.0) + n
+        games[(b, a)] = games.get((b, a), 0.0) + n
+    gamma = {p: 1.0 for p in players}
+    for _ in range(iterations):
+        new = {}
+        for p in players:
+            denom = sum(n / (gamma[p] + gamma[q]) for (x, q), n in games.items() if x == p)
+            new[p] = points[p] / denom if denom else gamma[p]
+        scale = new[anchor]
+        gamma = {p: g / scale for p, g in new.items()}
+    return {p: 400.0 * math.log10(g) for p, g in gamma.items()}
