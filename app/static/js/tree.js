@@ -104,6 +104,9 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
   let model = null;
   let order = []; // items by label priority (selected/highlighted first, then visits)
   let renderedMode = null;
+  let pending = null; // a newer tree waiting for its turn (see render)
+  let timer = null;
+  let lastDraw = 0;
 
   const zoomer = zoom()
     .scaleExtent([0.05, 6])
@@ -255,9 +258,37 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
     return { r, rootVisits };
   }
 
-  /** Draw `m` = {key, nodes, selected, highlight: {path, fresh, back}}; a no-op when unchanged. */
+  /**
+   * Draw `m` = {key, nodes, selected, highlight: {path, fresh, back}}; a no-op when
+   * unchanged. A big tree that only grew is redrawn at most every `pace(n)` ms (the
+   * rest of the page keeps its 10 Hz): drawing 500 nodes costs far more than a table,
+   * and the browser usually shares the machine with the search. The latest tree is
+   * always drawn in the end, on an animation frame.
+   */
   function render(m) {
     if (model && m.nodes === model.nodes && m.selected === model.selected && m.highlight === model.highlight && m.key === model.key && mode === renderedMode) return;
+    const onlyGrew = model && m.key === model.key && m.selected === model.selected && m.highlight === model.highlight && mode === renderedMode;
+    const wait = onlyGrew ? lastDraw + pace(m.nodes.length) - performance.now() : 0;
+    if (wait > 0) {
+      pending = m;
+      if (!timer) timer = setTimeout(() => requestAnimationFrame(drawPending), wait);
+      return;
+    }
+    draw(m);
+  }
+
+  function drawPending() {
+    timer = null;
+    if (pending) draw(pending);
+  }
+
+  function pace(n) {
+    return n <= 100 ? 0 : n <= 200 ? 150 : n <= 300 ? 250 : 400;
+  }
+
+  function draw(m) {
+    pending = null;
+    lastDraw = performance.now();
     renderedMode = mode;
     model = m;
     const nodes = m.nodes || [];
@@ -281,7 +312,7 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
       let item = items.get(n.id);
       if (!item) item = createItem(n.id);
       item.node = d;
-      const rad = r.get(d);
+      const rad = Math.round(r.get(d) * 2) / 2; // half-unit steps: fewer attribute changes
       const x = d.px;
       const y = d.py;
       minX = Math.min(minX, x - rad);
@@ -434,7 +465,7 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
     if (next === mode) return;
     mode = next;
     autoFit = true;
-    if (model) render(model);
+    if (model) draw(model);
   }
 
   /** Screen position of a node (for animations), or null when not drawn. */
