@@ -172,7 +172,8 @@ async def _watch_tree(server: _Server, report: ViewReport, seed: int) -> float:
                 )
                 continue
             report.frames += 1
-            report.frame_bytes_max = max(report.frame_bytes_max, len(text.encode()))
+            size = len(text.encode()) if isinstance(text, str) else len(text)
+            report.frame_bytes_max = max(report.frame_bytes_max, size)
             if not frame["running"] and started:
                 final = frame
                 break

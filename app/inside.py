@@ -24,7 +24,7 @@ import asyncio
 import math
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import chess
 
@@ -32,6 +32,7 @@ from engine.errors import CanopyError
 
 if TYPE_CHECKING:
     from app.games import Connection, LiveGame
+    from engine.search.algorithm import Worker
     from engine.search.controller import SearchController
 
 #: Nodes an export may ask for (the top-N walk allocates ~12 bytes × 256 per node).
@@ -140,7 +141,7 @@ def _formula(
 def node_details(controller: SearchController, node: int) -> dict[str, Any]:
     """Everything about one node of thread 0's tree (the tree the stats frames show)."""
     tree = _tree_of(controller)
-    worker = controller.workers[0]
+    worker = cast("Worker", controller.workers[0])  # a tree algorithm's worker
     algorithm = controller.algorithm
     if not 0 <= node < tree.used:
         raise UnknownNodeError(f"node {node} is not in the search tree (it has {tree.used})")
@@ -260,7 +261,7 @@ def export_tree(
     tree = getattr(controller.workers[0], "tree", None)
     if tree is None:
         return {**base, "tree_nodes": 0, "exported": 0, "root_visits": 0, "nodes": []}
-    worker = controller.workers[0]
+    worker = cast("Worker", controller.workers[0])
     infos = tree_nodes(
         controller.algorithm, worker, nodes, controller.tree_depth, SanCache(controller.board)
     )
