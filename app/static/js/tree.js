@@ -94,7 +94,8 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
   container.append(svg);
   if (tooltip) container.append(tip);
 
-  const items = new Map(); // id → {g, circle, ring, link, label, data, x, y}
+  const items = new Map(); // id → {g, circle, label, node, …}
+  const links = new Map(); // "width|lit" → {el: <path>, parts: [segments]}
   let mode = LAYOUTS.some(([k]) => k === layout) ? layout : "down";
   let autoFit = true;
   let transform = zoomIdentity;
@@ -345,9 +346,11 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
           const mx = ((px + x) / 2).toFixed(1);
           path = `M${px.toFixed(1)},${py.toFixed(1)}C${mx},${py.toFixed(1)} ${mx},${y.toFixed(1)} ${x.toFixed(1)},${y.toFixed(1)}`;
         }
-        setAttr(item.link, "d", path);
-        setAttr(item.link, "stroke-width", (1 + 7 * Math.sqrt(n.visits / Math.max(1, rootVisits))).toFixed(2));
-        setAttr(item.link, "class", `tlink${cls.includes("hl-path") || cls.includes("hl-back") ? " hl" : ""}`);
+        // Edges are drawn in a few <path>s, one per stroke width (their width follows the
+        // visits): hundreds of edges cost the browser a handful of elements to style.
+        const width = Math.round((1 + 7 * Math.sqrt(n.visits / Math.max(1, rootVisits))) * 2) / 2;
+        const lit = cls.includes("hl-path") || cls.includes("hl-back");
+        bucket(width, lit).push(path);
         if (labels) {
           let lx;
           let ly;
@@ -378,7 +381,6 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
         }
       } else {
         rootPoint = [x, y];
-        item.link.removeAttribute("d");
         if (labels && item.label.textContent !== "") item.label.textContent = "";
       }
     });
@@ -386,6 +388,15 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
       if (!seen.has(id)) {
         removeItem(item);
         items.delete(id);
+      }
+    }
+    for (const [k, b] of links) {
+      if (b.parts.length) {
+        setAttr(b.el, "d", b.parts.join(""));
+        b.parts = [];
+      } else {
+        b.el.remove();
+        links.delete(k);
       }
     }
     bounds = { minX, minY, maxX, maxY };
@@ -403,20 +414,31 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
     const g = svgEl("g", { class: "tnode", "data-id": id });
     const circle = svgEl("circle", { r: R_MIN });
     g.append(circle);
-    const link = svgEl("path", { class: "tlink" });
     const label = svgEl("text", { class: "tlabel" });
     nodeLayer.append(g);
-    linkLayer.append(link);
     if (labels) labelLayer.append(label);
-    const item = { g, circle, link, label, node: null, room: Infinity, need: 0, forced: false, shown: undefined };
+    const item = { g, circle, label, node: null, room: Infinity, need: 0, forced: false, shown: undefined };
     items.set(id, item);
     return item;
   }
 
   function removeItem(item) {
     item.g.remove();
-    item.link.remove();
     item.label.remove();
+  }
+
+  /** The edge segments of one stroke width (and highlight) for this draw. */
+  function bucket(width, lit) {
+    const k = `${width}|${lit ? 1 : 0}`;
+    let b = links.get(k);
+    if (!b) {
+      const el = svgEl("path", { class: lit ? "tlink hl" : "tlink", "stroke-width": width });
+      if (lit) linkLayer.append(el);
+      else linkLayer.prepend(el); // highlighted edges on top
+      b = { el, parts: [] };
+      links.set(k, b);
+    }
+    return b.parts;
   }
 
   /** Fit the whole tree in view (never larger than 1.6×); `user`: also resume following. */
