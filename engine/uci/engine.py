@@ -521,15 +521,16 @@ class UciEngine:
         self._reroot_ms[name] = 0.5 * self._reroot_ms.get(name, spent) + 0.5 * spent
 
     def _prepare(self) -> None:
-        """Get ready off the clock (``isready``): load the search kernels (compiled on
-        first use) and set the controller to the position, which allocates alpha-beta's
-        hash table — slow on first touch of a large table."""
-        key = (self._game(), self.options["Algorithm"])
-        if key not in self._warm:
-            SearchController(key[0], algorithm=key[1], node_budget=4096, tree_size=0).search(
-                iterations=16
-            )
-            self._warm.add(key)
+        """Get ready off the clock (``isready``): load every algorithm's search kernels for
+        this game (compiled on first use, so a later ``setoption name Algorithm`` does not
+        pay for it inside a search) and set the controller to the position, which
+        allocates alpha-beta's hash table — slow on first touch of a large table."""
+        for algorithm in ALGORITHMS:
+            key = (self._game(), algorithm)
+            if key not in self._warm:
+                warm = SearchController(key[0], algorithm=algorithm, node_budget=4096, tree_size=0)
+                warm.search(iterations=16)
+                self._warm.add(key)
         position = self._position
         if position is None or outcome(position.board)[0] is not None:
             return
