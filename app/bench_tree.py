@@ -60,6 +60,14 @@ class FrameReport:
     bytes_rows: int
     bytes_without_tree: int
 
+    @property
+    def cpu_ms_per_second(self) -> float:
+        """Server CPU a 500-node tree adds per second at 10 Hz (building plus encoding):
+        the load-independent cost behind the throughput figures."""
+        return 10.0 * (
+            self.snapshot_with_tree_ms - self.snapshot_without_tree_ms + self.encode_compact_ms
+        )
+
 
 def _median_ms(fn: Any, repeat: int) -> float:
     times = []
@@ -142,6 +150,9 @@ class ViewReport:
     frame_bytes_max: int = 0
     browser_trees_drawn: int = 0
     browser_note: str = ""
+    #: The machine's 1-minute load average before and after (the figures depend on it).
+    load_before: float = 0.0
+    load_after: float = 0.0
 
     def ratio(self, which: str) -> float | None:
         values = getattr(self, f"{which}_nps")
@@ -217,7 +228,7 @@ def measure_view(
     seed: int = 1,
     browser: bool = True,
 ) -> ViewReport:
-    report = ViewReport(game, algorithm, seconds, rounds)
+    report = ViewReport(game, algorithm, seconds, rounds, load_before=os.getloadavg()[0])
     settings = Settings(
         warmup=False, stats_hz=10, analysis_ms=max(1, int(seconds * 1000)), max_searches=2
     )
@@ -249,6 +260,7 @@ def measure_view(
                 chromium.close()
             if pw is not None:
                 pw.stop()
+    report.load_after = os.getloadavg()[0]
     return report
 
 
@@ -284,7 +296,8 @@ def bench_tree_frame(quick: bool) -> list[BenchResult]:
             baseline=None,
             ratio=None,
             note=f"cold (new root): {r.build_cold_ms:.1f} ms; encoding the frame "
-            f"{r.encode_compact_ms:.1f} ms",
+            f"{r.encode_compact_ms:.1f} ms; {r.cpu_ms_per_second:.0f} ms of server CPU per "
+            "second at 10 Hz",
         ),
         BenchResult(
             name=f"stats frame with a {r.nodes}-node tree (compact)",
@@ -354,7 +367,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{frame.encode_compact_ms:.2f} ms; whole snapshot {frame.snapshot_with_tree_ms:.2f} ms "
         f"(without the tree {frame.snapshot_without_tree_ms:.2f} ms); "
         f"{frame.bytes_compact:,} B compact, "
-        f"{frame.bytes_rows:,} B as rows, {frame.bytes_without_tree:,} B without the tree"
+        f"{frame.bytes_rows:,} B as rows, {frame.bytes_without_tree:,} B without the tree; "
+        f"{frame.cpu_ms_per_second:.0f} ms of server CPU per second at 10 Hz"
     )
     view = measure_view(
         game=args.game,
@@ -373,13 +387,14 @@ def main(argv: list[str] | None = None) -> int:
             )
     if view.browser_note:
         print(view.browser_note)
+    print(f"load average {view.load_before:.2f} before, {view.load_after:.2f} after")
     print(
         f"frames {view.frames}, largest {view.frame_bytes_max:,} B; "
         f"nodes drawn {view.browser_trees_drawn}"
     )
     if args.json:
         out = {
-            "frame": asdict(frame),
+            "frame": {**asdict(frame), "cpu_ms_per_second": frame.cpu_ms_per_second},
             "view": asdict(view),
             "ratio_websocket": view.ratio("websocket"),
             "ratio_browser": view.ratio("browser"),
