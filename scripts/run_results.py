@@ -42,7 +42,7 @@ SETTINGS = {  # name → SPEC
 # The reference controller of the knight-chess course: UCT, capture-first playouts,
 # 2 threads × 10,000 iterations (our iterations count all threads together).
 REFERENCE = "uct:policy=capture_first,threads=2,iterations=20000,name=reference"
-PAIR_GAMES, PAIR_CI = 100, 100.0
+PAIR_GAMES, PAIR_CI, PAIR_MIN = 100, 100.0, 40
 LADDER_GAMES = 40
 
 
@@ -58,8 +58,8 @@ def command(
         "--games", str(games), "--movetime", str(MOVETIME),
         "--pgn", str(out / "pgn" / f"{name}.pgn"), "--json",
     ]  # fmt: skip
-    if ci is not None:
-        cmd[8:8] = ["--ci-target", f"{ci:g}"]
+    if ci is not None:  # the variance estimate needs a few dozen games to be trusted
+        cmd[8:8] = ["--ci-target", f"{ci:g}", "--min-games", str(PAIR_MIN)]
     return cmd
 
 

@@ -41,7 +41,6 @@ from engine.match.spec import EngineSpec
 from engine.match.stats import MatchScore, Sprt
 from engine.rules.games import get_game, outcome
 
-MIN_GAMES_FOR_CI_STOP = 20
 READY_TIMEOUT = 300.0  # first isready may compile the search kernels
 
 
@@ -90,6 +89,7 @@ class MatchConfig:
     max_plies: int | None = None
     sprt: Sprt | None = None
     ci_target: float | None = None
+    min_games: int = 20  # before --ci-target may stop the match
     seed: int = 1
     timemargin_ms: int = 500
     event: str = "Canopy match"
@@ -289,7 +289,7 @@ class Match:
                 state.sprt_decision = decision
                 state.stop_reason = f"SPRT {decision} accepted"
                 self._stop.set()
-        if config.ci_target is not None and state.score.games >= MIN_GAMES_FOR_CI_STOP:
+        if config.ci_target is not None and state.score.games >= config.min_games:
             error = state.score.elo_error()
             if error is not None and error <= config.ci_target:
                 state.stop_reason = f"95% interval within ±{config.ci_target:g} Elo"

@@ -155,3 +155,13 @@ def test_pgn_text_is_one_game_per_round(tmp_path: Path) -> None:
     text = cfg.pgn.read_text()  # type: ignore[union-attr]
     assert text.count("[Event ") == 3
     assert chess.pgn.read_game(io.StringIO(text)) is not None
+
+
+def test_ci_target_stops_the_match_but_not_before_min_games(tmp_path: Path) -> None:
+    # all draws (adjudicated at 2 plies): the Wilson interval after 4 games is about ±300 Elo
+    cfg = config(
+        "chess", fake("first"), fake("first"), 10, tmp_path,
+        max_plies=2, ci_target=400.0, min_games=4, concurrency=1,
+    )  # fmt: skip
+    state = Match(cfg).run()
+    assert state.score.games == 4 and state.stop_reason == "95% interval within ±400 Elo"
