@@ -144,6 +144,7 @@ class ViewReport:
     seconds: float
     rounds: int
     headless_nps: list[float] = field(default_factory=list)
+    plain_nps: list[float] = field(default_factory=list)  # a client watching without the tree
     websocket_nps: list[float] = field(default_factory=list)
     browser_nps: list[float] = field(default_factory=list)
     frames: int = 0
@@ -161,8 +162,9 @@ class ViewReport:
         return statistics.median(values) / statistics.median(self.headless_nps)
 
 
-async def _watch_tree(server: _Server, report: ViewReport, seed: int) -> float:
-    """Analyse for ``seconds`` while a client receives 500-node trees; the search's nps."""
+async def _watch_tree(server: _Server, report: ViewReport, seed: int, tree: bool = True) -> float:
+    """Analyse for ``seconds`` while a client receives 500-node trees (or, ``tree=False``,
+    the stats without any tree: the cost of watching at all); the search's nps."""
     from websockets.asyncio.client import connect
 
     game = server.create(game=report.game, human="both", algorithm=report.algorithm, seed=seed)
@@ -170,7 +172,9 @@ async def _watch_tree(server: _Server, report: ViewReport, seed: int) -> float:
     final: dict[str, Any] | None = None
     async with connect(url, max_size=None) as ws:
         await ws.recv()
-        sub = {"type": "subscribe", "tree_nodes": TREE_NODES, "tree_format": "compact"}
+        sub: dict[str, Any] = {"type": "subscribe", "tree": False}
+        if tree:
+            sub = {"type": "subscribe", "tree_nodes": TREE_NODES, "tree_format": "compact"}
         await ws.send(json.dumps(sub))
         await ws.send(json.dumps({"type": "search", "action": "start"}))
         started = False
@@ -182,9 +186,10 @@ async def _watch_tree(server: _Server, report: ViewReport, seed: int) -> float:
                     frame["type"] == "state" and frame["search"]["status"] == "running"
                 )
                 continue
-            report.frames += 1
-            size = len(text.encode()) if isinstance(text, str) else len(text)
-            report.frame_bytes_max = max(report.frame_bytes_max, size)
+            if tree:
+                size = len(text.encode()) if isinstance(text, str) else len(text)
+                report.frames += 1
+                report.frame_bytes_max = max(report.frame_bytes_max, size)
             if not frame["running"] and started:
                 final = frame
                 break
@@ -251,6 +256,8 @@ def measure_view(
                 report.headless_nps.append(_headless(game, algorithm, seconds, seed))
                 # (in a thread: Playwright's sync API holds this thread's event loop)
                 with ThreadPoolExecutor(1) as pool:
+                    plain = pool.submit(asyncio.run, _watch_tree(server, report, seed, False))
+                    report.plain_nps.append(plain.result())
                     nps = pool.submit(asyncio.run, _watch_tree(server, report, seed)).result()
                 report.websocket_nps.append(nps)
                 if chromium is not None:
@@ -322,7 +329,8 @@ def bench_tree_view(quick: bool) -> list[BenchResult]:
             unit="iterations/s",
             baseline=headless,
             ratio=r.ratio("websocket"),
-            note="baseline: the same search headless (goal: ratio >= 0.85)",
+            note="baseline: the same search headless (goal: ratio >= 0.85); a client "
+            f"watching without the tree in the same rounds: {r.ratio('plain') or 0:.3f}",
             baseline_label="headless",
         )
     ]
@@ -378,7 +386,7 @@ def main(argv: list[str] | None = None) -> int:
         browser=not args.no_browser,
     )
     print(f"headless     {statistics.median(view.headless_nps):>12,.0f} it/s  {view.headless_nps}")
-    for which in ("websocket", "browser"):
+    for which in ("plain", "websocket", "browser"):
         values = getattr(view, f"{which}_nps")
         if values:
             print(
