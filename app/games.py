@@ -452,6 +452,7 @@ class LiveGame:
                 on_info=self._on_info_threadsafe,
                 info_interval=1.0 / self.settings.stats_hz,
             )
+            sync_tree_size(self)
         return self.controller
 
     async def _request(self, purpose: str) -> None:

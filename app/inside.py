@@ -350,11 +350,30 @@ def tree_size_wanted(game: LiveGame) -> int:
     return max(wanted)
 
 
+#: Tree nodes a snapshot may carry at the full stats rate; bigger trees slow the rate.
+FULL_RATE_NODES = 200
+
+
+def snapshot_interval(game: LiveGame, nodes: int) -> float:
+    """Seconds between snapshots: ``1 / CANOPY_STATS_HZ``, longer for big trees.
+
+    Building a snapshot's tree costs the server time in proportion to its
+    nodes (about 15 µs each, docs/performance.md), taken from the machine the
+    search runs on; so a 500-node tree is snapshotted 4 times a second instead of
+    10 (the page redraws a tree that big no faster anyway).
+    """
+    return (1.0 / game.settings.stats_hz) * max(1.0, nodes / FULL_RATE_NODES)
+
+
 def sync_tree_size(game: LiveGame) -> None:
-    """Apply :func:`tree_size_wanted` to the game's controller (read at each snapshot)."""
+    """Apply :func:`tree_size_wanted` (and its snapshot rate) to the game's controller;
+    both are read at each snapshot."""
     controller = game.controller
     if controller is not None:
-        controller.tree_size = tree_size_wanted(game)
+        nodes = tree_size_wanted(game)
+        controller.tree_size = nodes
+        if hasattr(controller, "info_interval"):
+            controller.info_interval = snapshot_interval(game, nodes)
 
 
 async def inspect(game: LiveGame, conn: Connection, node: int) -> None:

@@ -341,3 +341,23 @@ def test_each_thread_reports_the_merged_top_moves_and_they_add_up(client, connec
         assert sum(per_thread) == row["visits"]  # the merge adds the threads' visits
     for t in threads:  # each thread's own best comes first
         assert t["moves"][0]["visits"] == max(m["visits"] for m in t["moves"])
+
+
+def test_big_trees_slow_the_snapshot_rate_while_someone_watches_them(client, connect) -> None:
+    game = new_game(client, human="both")
+    ws = connect(game)
+    ws.recv()
+    _steps(ws, 1)  # the game now has its controller
+    live = client.app.state.service.store.get(game["id"])
+    base = 1.0 / live.settings.stats_hz
+    assert live.controller.info_interval == pytest.approx(base)
+    ws.send({"type": "subscribe", "tree_nodes": 500, "tree_format": "compact"})
+    ws.send({"type": "ping"})
+    ws.until(lambda f: f["type"] == "pong")
+    assert live.controller.tree_size == 500
+    assert live.controller.info_interval == pytest.approx(base * 2.5)
+    ws.send({"type": "subscribe", "tree_nodes": 100})
+    ws.send({"type": "ping"})
+    ws.until(lambda f: f["type"] == "pong")
+    assert live.controller.tree_size == live.settings.tree_nodes  # never below the default
+    assert live.controller.info_interval == pytest.approx(base)
