@@ -35,6 +35,7 @@ from typing import Any
 import chess
 
 from app.bench import _headless, _Server
+from app.inside import FULL_RATE_NODES
 from app.settings import Settings
 from app.streaming import Snapshot
 from engine.bench import BenchResult
@@ -61,10 +62,15 @@ class FrameReport:
     bytes_without_tree: int
 
     @property
+    def snapshots_per_second(self) -> float:
+        """How often the app snapshots a tree this big at the default 10 Hz (app.inside)."""
+        return 10.0 / max(1.0, self.nodes / FULL_RATE_NODES)
+
+    @property
     def cpu_ms_per_second(self) -> float:
-        """Server CPU a 500-node tree adds per second at 10 Hz (building plus encoding):
-        the load-independent cost behind the throughput figures."""
-        return 10.0 * (
+        """Server CPU the tree adds per second (building plus encoding, at the snapshot
+        rate the app uses for it): the load-independent cost behind the throughputs."""
+        return self.snapshots_per_second * (
             self.snapshot_with_tree_ms - self.snapshot_without_tree_ms + self.encode_compact_ms
         )
 
@@ -304,7 +310,7 @@ def bench_tree_frame(quick: bool) -> list[BenchResult]:
             ratio=None,
             note=f"cold (new root): {r.build_cold_ms:.1f} ms; encoding the frame "
             f"{r.encode_compact_ms:.1f} ms; {r.cpu_ms_per_second:.0f} ms of server CPU per "
-            "second at 10 Hz",
+            f"second ({r.snapshots_per_second:g} snapshots/s)",
         ),
         BenchResult(
             name=f"stats frame with a {r.nodes}-node tree (compact)",
@@ -376,7 +382,8 @@ def main(argv: list[str] | None = None) -> int:
         f"(without the tree {frame.snapshot_without_tree_ms:.2f} ms); "
         f"{frame.bytes_compact:,} B compact, "
         f"{frame.bytes_rows:,} B as rows, {frame.bytes_without_tree:,} B without the tree; "
-        f"{frame.cpu_ms_per_second:.0f} ms of server CPU per second at 10 Hz"
+        f"{frame.cpu_ms_per_second:.0f} ms of server CPU per second "
+        f"({frame.snapshots_per_second:g} snapshots/s)"
     )
     view = measure_view(
         game=args.game,
@@ -402,7 +409,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     if args.json:
         out = {
-            "frame": {**asdict(frame), "cpu_ms_per_second": frame.cpu_ms_per_second},
+            "frame": {
+                **asdict(frame),
+                "snapshots_per_second": frame.snapshots_per_second,
+                "cpu_ms_per_second": frame.cpu_ms_per_second,
+            },
             "view": asdict(view),
             "ratio_websocket": view.ratio("websocket"),
             "ratio_browser": view.ratio("browser"),
