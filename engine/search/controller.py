@@ -79,6 +79,7 @@ class SearchController:
         self.node_budget = node_budget
         self.tree_size = max(0, int(tree_size))
         self.tree_depth = max(0, int(tree_depth))
+        self.tree_thread = 0  # whose tree the snapshots' top-of-tree shows (root parallelism)
         self.on_info = on_info
         self.info_interval = info_interval
         self._lock = threading.RLock()
@@ -215,10 +216,11 @@ class SearchController:
             self._latest = self._snapshot(running=False)
             return trace
 
-    def info(self) -> SearchInfo:
-        """The latest snapshot (built now if the search has not published one)."""
+    def info(self, *, rebuild: bool = False) -> SearchInfo:
+        """The latest snapshot (built now if none was published, or if ``rebuild``: e.g.
+        after changing ``tree_size`` or ``tree_thread`` while no search runs)."""
         latest = self._latest
-        if latest is None:
+        if latest is None or (rebuild and not self.running):
             with self._lock:
                 latest = self._latest = self._snapshot(running=self.running)
         return latest
@@ -301,6 +303,7 @@ class SearchController:
             stop_reason=self._stop_reason,
             tree_size=self.tree_size,
             tree_depth=self.tree_depth,
+            tree_thread=self.tree_thread,
         )
 
     def _run(self, limits: Limits) -> None:

@@ -172,40 +172,45 @@ def tree_nodes(
     if tree is None or limit <= 0:
         return ()
     ids = top_nodes(tree.arrays, limit, max_depth)
+    # Whole columns at once: per-element numpy indexing would cost more than the rest.
+    depth = tree.depth[ids].astype(np.int64)
+    visits = tree.visits[ids]
+    value = tree.value[ids].astype(np.float64)
+    q = algorithm.q_array(visits, tree.value_sum[ids], value)
+    # The mover into a node at odd depth is the root's side to move.
     root_white_to_move = sans.board.turn == chess.WHITE
-    out = []
-    for node in ids:
-        node = int(node)
-        depth = int(tree.depth[node])
-        visits = int(tree.visits[node])
-        stats = ChildStats(
-            move=int(tree.move[node]),
-            visits=visits,
-            value_sum=float(tree.value_sum[node]),
-            value=float(tree.value[node]),
-            eval=float(tree.eval[node]),
-            terminal=bool(tree.flags[node] & TERMINAL),
-            outcome=int(tree.outcome[node]),
+    mover_white = (depth % 2 == 1) == root_white_to_move
+    q_white = np.where(mover_white, q, 1.0 - q)
+    terminal = (tree.flags[ids] & TERMINAL) != 0
+    columns = zip(
+        ids.tolist(),
+        tree.parent[ids].tolist(),
+        tree.move[ids].tolist(),
+        depth.tolist(),
+        visits.tolist(),
+        q.tolist(),
+        q_white.tolist(),
+        value.tolist(),
+        terminal.tolist(),
+        tree.num_children[ids].tolist(),
+        strict=True,
+    )
+    return tuple(
+        TreeNodeInfo(
+            id=node,
+            parent=parent,
+            move="" if node == ROOT else move_to_uci(move),
+            san=sans.node(tree, node),
+            depth=d,
+            visits=n,
+            q=qq,
+            q_white=qw,
+            value=v,
+            terminal=term,
+            children=kids,
         )
-        q = algorithm.q(stats)
-        # The mover into a node at odd depth is the root's side to move.
-        mover_white = root_white_to_move == (depth % 2 == 1)
-        out.append(
-            TreeNodeInfo(
-                id=node,
-                parent=int(tree.parent[node]),
-                move="" if node == ROOT else move_to_uci(int(tree.move[node])),
-                san=sans.node(tree, node),
-                depth=depth,
-                visits=visits,
-                q=q,
-                q_white=q if mover_white else 1.0 - q,
-                value=stats.value,
-                terminal=stats.terminal,
-                children=int(tree.num_children[node]),
-            )
-        )
-    return tuple(out)
+        for node, parent, move, d, n, qq, qw, v, term, kids in columns
+    )
 
 
 def _root_visits(worker: Any) -> int:
@@ -233,6 +238,7 @@ def build_info(
     stop_reason: str | None,
     tree_size: int,
     tree_depth: int,
+    tree_thread: int = 0,
 ) -> SearchInfo:
     moves, thread_stats = root_table(algorithm, params, workers, sans)
     best = moves[0] if moves else None
@@ -287,7 +293,13 @@ def build_info(
         pv=best.pv if best else (),
         pv_san=best.pv_san if best else (),
         thread_stats=thread_stats,
-        tree=tree_nodes(algorithm, workers[0], tree_size, tree_depth, sans),
+        tree=tree_nodes(
+            algorithm,
+            workers[min(max(0, tree_thread), len(workers) - 1)],
+            tree_size,
+            tree_depth,
+            sans,
+        ),
         running=running,
         stop_reason=stop_reason,
         depth=depth,

@@ -119,6 +119,10 @@ class BFMS(Algorithm):
         return 0.5 * (1.0 + max(-1.0, min(1.0, child.value)))
 
     @staticmethod
+    def q_array(visits: np.ndarray, value_sum: np.ndarray, value: np.ndarray) -> np.ndarray:
+        return 0.5 * (1.0 + np.clip(value, -1.0, 1.0))
+
+    @staticmethod
     def display_eval(child: ChildStats) -> float:
         return child.value
 

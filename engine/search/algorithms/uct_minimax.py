@@ -70,6 +70,7 @@ def uct_minimax_iteration(
     depth: int,
     scaled: bool,
     quiesce: bool,
+    draw_margin: float,
 ) -> None:
     flags = tree[FLAGS]
     length = begin(root, s, path, info, keys)
@@ -98,7 +99,9 @@ def uct_minimax_iteration(
         score = 2.0 * reward - 1.0
         info[T_SIM_STATUS] = -1
     else:
-        reward, score = minimax_reward(ctx, s, depth, quiesce, tree[DEPTH][node], scaled)
+        reward, score = minimax_reward(
+            ctx, s, depth, quiesce, tree[DEPTH][node], scaled, draw_margin
+        )
         info[T_SIM_STATUS] = 0
     info[T_SIM_PLIES] = depth
     finfo[F_REWARD] = reward
@@ -125,14 +128,14 @@ def uct_minimax_run(
     stop: np.ndarray,
 ) -> tuple[int, int]:
     c, depth = kparams[0], np.int64(kparams[1])
-    scaled, quiesce = kparams[2] != 0.0, kparams[3] != 0.0
+    scaled, quiesce, draw_margin = kparams[2] != 0.0, kparams[3] != 0.0, kparams[4]
     for it in range(max_iters):
         code = guard(tree, stop, MAX_MOVES)
         if code != GO_ON:
             return it, code
         uct_minimax_iteration(
             tree, root, s, moves, child_state, child_moves, ctx, path, info, finfo, keys, rng,
-            c, depth, scaled, quiesce,
+            c, depth, scaled, quiesce, draw_margin,
         )  # fmt: skip
     return max_iters, DONE
 
@@ -153,6 +156,12 @@ class UCTMinimax(UCB1Family):
             choices=("sign", "scaled"),
         ),
         ParamSpec(
+            "draw_margin", "float", 0.0,
+            "with reward=sign, scores within this distance of 0 count as draws "
+            "(0: the pure sign; 0.1 ≈ 35 centipawns)",
+            min=0.0, max=1.0,
+        ),
+        ParamSpec(
             "quiescence", "bool", False,
             "extend the leaf search through captures before evaluating",
         ),
@@ -163,7 +172,13 @@ class UCTMinimax(UCB1Family):
     @classmethod
     def kernel_params(cls, params: dict[str, Any]) -> np.ndarray:
         return np.array(
-            [params["c"], params["depth"], params["reward"] == "scaled", params["quiescence"]],
+            [
+                params["c"],
+                params["depth"],
+                params["reward"] == "scaled",
+                params["quiescence"],
+                params["draw_margin"],
+            ],
             dtype=np.float64,
         )
 

@@ -42,19 +42,26 @@ def playout_reward(
 
 @njit(cache=True, nogil=True)
 def minimax_reward(
-    ctx: tuple, s: np.ndarray, depth: int, quiesce: bool, ply_offset: int, scaled: bool
+    ctx: tuple,
+    s: np.ndarray,
+    depth: int,
+    quiesce: bool,
+    ply_offset: int,
+    scaled: bool,
+    draw_margin: float,
 ) -> tuple[float, float]:
     """Alpha-beta score of the leaf mapped to a reward for the mover; (reward, mover's score).
 
-    By sign: win 1, draw 0.5, loss 0. Scaled: (1 + score) / 2 with the score
+    By sign: win 1, draw 0.5, loss 0, where a score within ``draw_margin`` of 0
+    counts as a draw (0: the pure sign). Scaled: (1 + score) / 2 with the score
     clamped to [-1, 1] (mate scores saturate).
     """
     score = -minimax_value(ctx, s, depth, quiesce, ply_offset)
     if scaled:
         clamped = min(1.0, max(-1.0, score))
         return 0.5 * (1.0 + clamped), score
-    if score > 0:
+    if score > draw_margin:
         return 1.0, score
-    if score < 0:
+    if score < -draw_margin:
         return 0.0, score
     return 0.5, score

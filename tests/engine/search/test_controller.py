@@ -120,3 +120,17 @@ def test_concurrent_stop_calls_are_safe() -> None:
     for t in threads:
         t.join(2)
     assert not controller.running
+
+
+def test_tree_view_settings_apply_on_rebuild_and_pick_a_thread() -> None:
+    controller = SearchController("chess", algorithm="uct", threads=2, tree_size=10, seed=4)
+    controller.search(iterations=2000)
+    assert len(controller.info().tree) == 10
+    controller.tree_size = 40
+    assert len(controller.info().tree) == 10  # the published snapshot stays as it was
+    assert len(controller.info(rebuild=True).tree) == 40
+    controller.tree_thread = 1
+    other = controller.info(rebuild=True).tree
+    second_tree = controller.workers[1].tree
+    assert other[0].visits == int(second_tree.visits[0]) == 1000
+    assert [n.visits for n in other] == sorted((n.visits for n in other), reverse=True)
