@@ -4,6 +4,7 @@
     .venv/bin/python scripts/run_results.py --group seed        # bfms vs alphabeta, both games
     .venv/bin/python scripts/run_results.py --group chess-pairs
     .venv/bin/python scripts/run_results.py --group stockfish --strongest alphabeta
+    .venv/bin/python scripts/run_results.py --group stockfish-elo --strongest alphabeta
     .venv/bin/python scripts/run_results.py --group knight-pairs
     .venv/bin/python scripts/run_results.py --group knight-reference --strongest alphabeta
     .venv/bin/python scripts/run_results.py --group fairy --strongest alphabeta
@@ -103,11 +104,18 @@ def pairs(game: str, out: Path, only_seed: bool = False) -> None:
         run(f"{game}-{a}-vs-{b}", game, spec_of(a), spec_of(b), PAIR_GAMES, out, PAIR_CI)
 
 
-def ladder(game: str, strongest: str, out: Path, levels: list[int], opponent: str) -> None:
+def ladder(
+    game: str, strongest: str, out: Path, levels: list[int], opponent: str, elo: bool = False
+) -> None:
     """Up the levels until Canopy scores below 50 % twice in a row."""
     below = 0
     for level in levels:
-        if game == "chess":
+        if elo:  # Stockfish's own Elo calibration (UCI_LimitStrength), 1350 at the lowest
+            engine = (
+                f"uci:{STOCKFISH}:UCI_LimitStrength=true,UCI_Elo={level},name=stockfish-elo{level}"
+            )
+            name = f"chess-{strongest}-vs-stockfish-elo{level}"
+        elif game == "chess":
             engine = f"uci:{STOCKFISH}:Skill Level={level},name=stockfish-skill{level}"
             name = f"chess-{strongest}-vs-stockfish-skill{level}"
         else:
@@ -129,7 +137,15 @@ def main() -> int:
     ap.add_argument(
         "--group",
         required=True,
-        choices=["seed", "chess-pairs", "knight-pairs", "stockfish", "fairy", "knight-reference"],
+        choices=[
+            "seed",
+            "chess-pairs",
+            "knight-pairs",
+            "stockfish",
+            "stockfish-elo",
+            "fairy",
+            "knight-reference",
+        ],
     )
     ap.add_argument("--strongest", default="alphabeta", help="setting name or SPEC")
     ap.add_argument("--out", default=str(ROOT / "docs" / "results"))
@@ -146,6 +162,9 @@ def main() -> int:
     elif args.group == "stockfish":
         levels = [int(v) for v in (args.levels or ",".join(map(str, range(21)))).split(",")]
         ladder("chess", args.strongest, out, levels, STOCKFISH)
+    elif args.group == "stockfish-elo":
+        levels = [int(v) for v in (args.levels or "1350,1450,1550,1650,1750,1850").split(",")]
+        ladder("chess", args.strongest, out, levels, STOCKFISH, elo=True)
     elif args.group == "fairy":
         levels = [int(v) for v in (args.levels or ",".join(map(str, range(-20, 21, 2)))).split(",")]
         ladder("knight", args.strongest, out, levels, FAIRY)

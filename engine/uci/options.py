@@ -19,6 +19,7 @@ searches) and the button ``Clear Hash``.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -176,7 +177,7 @@ class OptionSet:
         ]
         return cls({o.name.lower(): o for o in fixed + params})
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[UciOption]:
         return iter(self.options.values())
 
     def get(self, name: str) -> UciOption:
