@@ -451,6 +451,7 @@ class LiveGame:
                 tree_size=tree_size_wanted(self),
                 on_info=self._on_info_threadsafe,
                 info_interval=1.0 / self.settings.stats_hz,
+                nice=self.settings.search_nice,
             )
             sync_tree_size(self)
         return self.controller

@@ -30,6 +30,8 @@ class Settings(BaseSettings):
 
     # Searches: at most ``max_searches`` run at once; the rest wait in a visible queue.
     max_searches: Annotated[int, Field(ge=1)] = _CORES
+    # Niceness added to search threads so the server's event loop stays prompt under load.
+    search_nice: Annotated[int, Field(ge=0, le=19)] = 5
     max_threads: Annotated[int, Field(ge=1)] = _CORES  # root-parallel threads per search
     node_budget: Annotated[int, Field(ge=1_000)] = 2_000_000  # tree nodes per game
 

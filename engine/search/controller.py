@@ -17,6 +17,8 @@ stops the search cleanly with ``stop_reason="node budget"``.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -39,6 +41,15 @@ from engine.search.trace import StepTrace, build_trace
 
 InfoCallback = Callable[[SearchInfo], None]
 MAX_NODE_BUDGET = 50_000_000
+
+
+def lower_priority(nice: int) -> None:
+    """Raise the calling thread's niceness by ``nice`` where the OS allows (Linux threads)."""
+    if nice <= 0 or not hasattr(os, "setpriority"):
+        return
+    with contextlib.suppress(OSError):
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + nice)
 
 
 @dataclass(frozen=True)
@@ -70,8 +81,12 @@ class SearchController:
         tree_depth: int = 64,
         on_info: InfoCallback | None = None,
         info_interval: float = 0.1,
+        nice: int = 0,
     ) -> None:
         self.game = get_game(game)
+        # Scheduling niceness added to the search threads (Linux: per thread). A server sets
+        # it so its event loop answers promptly while searches use the spare cores.
+        self.nice = max(0, min(19, int(nice)))
         if not 2 <= node_budget <= MAX_NODE_BUDGET:
             raise InvalidParameterError(
                 f"node_budget must be between 2 and {MAX_NODE_BUDGET}; got {node_budget}"
@@ -327,6 +342,7 @@ class SearchController:
         count_lock = threading.Lock()
 
         def work(index: int) -> None:
+            lower_priority(self.nice)
             worker = workers[index]
             quota = share(limits.iterations, index)
             if not self.algorithm.mcts and limits.nodes is not None:

@@ -79,7 +79,10 @@ def test_installed_console_script_runs() -> None:
     if not script.exists():
         pytest.skip("the canopy console script is not installed next to this Python")
     proc = subprocess.run(
-        [str(script), "perft", "startpos", "2", "--json"], capture_output=True, text=True, timeout=120
+        [str(script), "perft", "startpos", "2", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout.strip().splitlines()[-1])["nodes"] == 400

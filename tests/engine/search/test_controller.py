@@ -134,3 +134,18 @@ def test_tree_view_settings_apply_on_rebuild_and_pick_a_thread() -> None:
     second_tree = controller.workers[1].tree
     assert other[0].visits == int(second_tree.visits[0]) == 1000
     assert [n.visits for n in other] == sorted((n.visits for n in other), reverse=True)
+
+
+def test_search_threads_can_run_at_a_lower_priority() -> None:
+    import os
+
+    if not hasattr(os, "getpriority"):
+        pytest.skip("no per-thread priorities on this platform")
+    controller = SearchController("chess", algorithm="uct", nice=3)
+    controller.start()
+    time.sleep(0.1)
+    workers = [t for t in threading.enumerate() if t.name.startswith("canopy-worker")]
+    niceness = [os.getpriority(os.PRIO_PROCESS, t.native_id or 0) for t in workers]
+    controller.stop()
+    base = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    assert niceness and all(n == min(19, base + 3) for n in niceness)
