@@ -108,7 +108,10 @@ def test_the_tree_view_draws_nodes_and_a_click_opens_node_details(server, page) 
     info = page.evaluate("window.canopy.state.inside.nodeInfo")
     tree_node = page.evaluate(f"window.canopy.state.inside.tree.find((n) => n.id === {node_id})")
     assert info["visits"] == tree_node["visits"]
-    assert page.locator("#node-card .mini-board cg-board piece").count() >= 20  # its position
+    # Its position: the mini board is made on first use, so give chessground a frame or two.
+    page.wait_for_function(
+        "() => document.querySelectorAll('#node-card .mini-board cg-board piece').length >= 20"
+    )
     facts = card.locator(".node-facts").inner_text()
     assert f"{tree_node['visits']:,}" in facts and "Q" in facts and "eval" in facts
     if info["selection"] and info["selection"]["score"] is not None:
