@@ -94,8 +94,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             proc.kill()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser(server: str) -> Iterator[Any]:
+    """One Chromium for the browser tests, closed when they are done: Playwright's sync API
+    keeps an event loop running while it is open, which would stop later tests from using
+    ``asyncio.run``."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
