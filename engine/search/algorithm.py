@@ -183,6 +183,14 @@ class Worker:
         self.keys = np.zeros(HIST_MAX + MAX_PATH + 1, dtype=np.uint64)  # see parts/path.py
         self.extra: Any = None  # algorithm-specific scratch (e.g. an alpha-beta context)
 
+    def scratch(self, trace: bool) -> tuple[np.ndarray, ...]:
+        """The arrays a kernel iteration works in, as one tuple (its order is what every
+        MCTS kernel unpacks); ``trace`` records the playout's moves."""
+        return (
+            self.state, self.moves, self.child_state, self.child_moves, self.hist,
+            self.record if trace else self.no_record, self.path, self.info, self.finfo, self.keys,
+        )  # fmt: skip
+
     @property
     def history_keys(self) -> list[int]:
         return [int(k) for k in self.keys[:HIST_MAX] if k]

@@ -216,6 +216,19 @@ def extend_pv(pv: np.ndarray, pv_len: np.ndarray, ply: int, m: int) -> None:
 
 
 @njit(cache=True, nogil=True)
+def _enter(ctx: tuple, ply: int) -> bool:
+    """Bookkeeping on entering a node: clear its PV, count it, track the selective depth.
+    True when the search must unwind (stopped, or out of nodes)."""
+    pv_len, stats = ctx[5], ctx[11]
+    pv_len[ply] = 0
+    if _poll(stats, ctx[12]):
+        return True
+    if ply > stats[SELDEPTH]:
+        stats[SELDEPTH] = ply
+    return False
+
+
+@njit(cache=True, nogil=True)
 def _poll(stats: np.ndarray, stop: np.ndarray) -> bool:
     """Count a node; every 1024 nodes look at the stop flag and the node limit."""
     stats[NODES] += 1
@@ -237,12 +250,9 @@ def _poll(stats: np.ndarray, stop: np.ndarray) -> bool:
 def qsearch(ctx: tuple, ply: int, alpha: float, beta: float, ply_offset: int, qdepth: int) -> float:
     """Captures (and promotions) only, with stand-pat, until the position is quiet."""
     states, moves, order, killers, pv, pv_len = ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5]
-    stats, stop = ctx[11], ctx[12]
-    pv_len[ply] = 0
-    if _poll(stats, stop):
+    stats = ctx[11]
+    if _enter(ctx, ply):
         return 0.0
-    if ply > stats[SELDEPTH]:
-        stats[SELDEPTH] = ply
     s = states[ply]
     n = legal_moves(s, moves[ply])
     code = status(s, n)
@@ -288,12 +298,9 @@ def negamax(
     """Fail-soft alpha-beta to ``depth`` plies below ``states[ply]``."""
     states, moves, order, killers, pv, pv_len = ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5]
     tt_key, tt_move, tt_score, tt_depth, tt_flag = ctx[6], ctx[7], ctx[8], ctx[9], ctx[10]
-    stats, stop, history = ctx[11], ctx[12], ctx[13]
-    pv_len[ply] = 0
-    if _poll(stats, stop):
+    stats, history = ctx[11], ctx[13]
+    if _enter(ctx, ply):
         return 0.0
-    if ply > stats[SELDEPTH]:
-        stats[SELDEPTH] = ply
     s = states[ply]
     if ply > 0 and s[GAME] == CHESS and _repeated(states, ply, history, stats[HIST_LEN]):
         return 0.0

@@ -34,17 +34,11 @@ from engine.search.tree import FIRST_CHILD, FLAGS, META, NONE, ROOT, TERMINAL, U
 def bfms_iteration(
     tree: tuple,
     root: np.ndarray,
-    s: np.ndarray,
-    moves: np.ndarray,
-    child_state: np.ndarray,
-    child_moves: np.ndarray,
-    path: np.ndarray,
-    info: np.ndarray,
-    finfo: np.ndarray,
-    keys: np.ndarray,
+    scratch: tuple,
     c: float,
     fpu: float,
 ) -> None:
+    s, moves, child_state, child_moves, _hist, _record, path, info, finfo, keys = scratch
     flags = tree[FLAGS]
     length = begin(root, s, path, info, keys)
     node = ROOT
@@ -69,14 +63,7 @@ def bfms_iteration(
 def bfms_run(
     tree: tuple,
     root: np.ndarray,
-    s: np.ndarray,
-    moves: np.ndarray,
-    child_state: np.ndarray,
-    child_moves: np.ndarray,
-    path: np.ndarray,
-    info: np.ndarray,
-    finfo: np.ndarray,
-    keys: np.ndarray,
+    scratch: tuple,
     kparams: np.ndarray,
     max_iters: int,
     stop: np.ndarray,
@@ -86,9 +73,7 @@ def bfms_run(
         code = guard(tree, stop, MAX_MOVES)
         if code != GO_ON:
             return it, code
-        bfms_iteration(
-            tree, root, s, moves, child_state, child_moves, path, info, finfo, keys, c, fpu
-        )
+        bfms_iteration(tree, root, scratch, c, fpu)
     return max_iters, DONE
 
 
@@ -157,7 +142,4 @@ class BFMS(Algorithm):
         cls, worker: Worker, max_iters: int, stop: np.ndarray, trace: bool
     ) -> tuple[int, int]:
         w = worker
-        return bfms_run(
-            w.tree.arrays, w.root, w.state, w.moves, w.child_state, w.child_moves,
-            w.path, w.info, w.finfo, w.keys, w.kparams, max_iters, stop,
-        )  # fmt: skip
+        return bfms_run(w.tree.arrays, w.root, w.scratch(trace), w.kparams, max_iters, stop)

@@ -43,20 +43,14 @@ from engine.search.tree import FLAGS, NUM_CHILDREN, NUM_LEGAL, OUTCOME, ROOT, TE
 def uct_iteration(
     tree: tuple,
     root: np.ndarray,
-    s: np.ndarray,
-    moves: np.ndarray,
-    hist: np.ndarray,
-    record: np.ndarray,
-    path: np.ndarray,
-    info: np.ndarray,
-    finfo: np.ndarray,
-    keys: np.ndarray,
+    scratch: tuple,
     rng: np.ndarray,
     c: float,
     policy: int,
     ply_cap: int,
 ) -> None:
     """One UCT iteration: select, expand one, playout, back up. Trace in path/info/finfo/record."""
+    s, moves, _child_state, _child_moves, hist, record, path, info, finfo, keys = scratch
     flags, num_legal, num_children = tree[FLAGS], tree[NUM_LEGAL], tree[NUM_CHILDREN]
     length = begin(root, s, path, info, keys)
     node = ROOT
@@ -92,14 +86,7 @@ def uct_iteration(
 def uct_run(
     tree: tuple,
     root: np.ndarray,
-    s: np.ndarray,
-    moves: np.ndarray,
-    hist: np.ndarray,
-    record: np.ndarray,
-    path: np.ndarray,
-    info: np.ndarray,
-    finfo: np.ndarray,
-    keys: np.ndarray,
+    scratch: tuple,
     rng: np.ndarray,
     kparams: np.ndarray,
     max_iters: int,
@@ -111,9 +98,7 @@ def uct_run(
         code = guard(tree, stop, 1)
         if code != GO_ON:
             return it, code
-        uct_iteration(
-            tree, root, s, moves, hist, record, path, info, finfo, keys, rng, c, policy, ply_cap
-        )
+        uct_iteration(tree, root, scratch, rng, c, policy, ply_cap)
     return max_iters, DONE
 
 
@@ -157,7 +142,4 @@ class UCT(UCB1Family):
         cls, worker: Worker, max_iters: int, stop: np.ndarray, trace: bool
     ) -> tuple[int, int]:
         w = worker
-        return uct_run(
-            w.tree.arrays, w.root, w.state, w.moves, w.hist, w.record if trace else w.no_record,
-            w.path, w.info, w.finfo, w.keys, w.rng, w.kparams, max_iters, stop,
-        )  # fmt: skip
+        return uct_run(w.tree.arrays, w.root, w.scratch(trace), w.rng, w.kparams, max_iters, stop)

@@ -56,15 +56,8 @@ from engine.search.tree import (
 def uct_minimax_iteration(
     tree: tuple,
     root: np.ndarray,
-    s: np.ndarray,
-    moves: np.ndarray,
-    child_state: np.ndarray,
-    child_moves: np.ndarray,
+    scratch: tuple,
     ctx: tuple,
-    path: np.ndarray,
-    info: np.ndarray,
-    finfo: np.ndarray,
-    keys: np.ndarray,
     rng: np.ndarray,
     c: float,
     depth: int,
@@ -72,6 +65,7 @@ def uct_minimax_iteration(
     quiesce: bool,
     draw_margin: float,
 ) -> None:
+    s, moves, child_state, child_moves, _hist, _record, path, info, finfo, keys = scratch
     flags = tree[FLAGS]
     length = begin(root, s, path, info, keys)
     node = ROOT
@@ -113,15 +107,8 @@ def uct_minimax_iteration(
 def uct_minimax_run(
     tree: tuple,
     root: np.ndarray,
-    s: np.ndarray,
-    moves: np.ndarray,
-    child_state: np.ndarray,
-    child_moves: np.ndarray,
+    scratch: tuple,
     ctx: tuple,
-    path: np.ndarray,
-    info: np.ndarray,
-    finfo: np.ndarray,
-    keys: np.ndarray,
     rng: np.ndarray,
     kparams: np.ndarray,
     max_iters: int,
@@ -133,10 +120,7 @@ def uct_minimax_run(
         code = guard(tree, stop, MAX_MOVES)
         if code != GO_ON:
             return it, code
-        uct_minimax_iteration(
-            tree, root, s, moves, child_state, child_moves, ctx, path, info, finfo, keys, rng,
-            c, depth, scaled, quiesce, draw_margin,
-        )  # fmt: skip
+        uct_minimax_iteration(tree, root, scratch, ctx, rng, c, depth, scaled, quiesce, draw_margin)
     return max_iters, DONE
 
 
@@ -197,6 +181,12 @@ class UCTMinimax(UCB1Family):
         w = worker
         w.extra.stop[0] = 0
         return uct_minimax_run(
-            w.tree.arrays, w.root, w.state, w.moves, w.child_state, w.child_moves, w.extra.arrays,
-            w.path, w.info, w.finfo, w.keys, w.rng, w.kparams, max_iters, stop,
-        )  # fmt: skip
+            w.tree.arrays,
+            w.root,
+            w.scratch(trace),
+            w.extra.arrays,
+            w.rng,
+            w.kparams,
+            max_iters,
+            stop,
+        )
