@@ -302,6 +302,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         sprt=Sprt.parse(args.sprt) if args.sprt else None,
         ci_target=args.ci_target,
         min_games=args.min_games,
+        decided=args.decided,
         seed=args.seed,
         timemargin_ms=args.timemargin,
         event=args.event,
@@ -409,10 +410,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="stop once the 95%% interval is within ±ELO (after --min-games games)",
     )
     p.add_argument(
+        "--decided",
+        type=float,
+        default=None,
+        metavar="ELO",
+        help="stop once the whole 95%% interval lies beyond ±ELO (after --min-games games)",
+    )
+    p.add_argument(
         "--min-games",
         type=_positive_int,
         default=20,
-        help="games before --ci-target may stop the match (default 20)",
+        help="games before --ci-target or --decided may stop the match (default 20)",
     )
     p.add_argument("--seed", type=_nonnegative_int, default=1)
     p.add_argument("--timemargin", type=_nonnegative_int, default=500, metavar="MS")

@@ -44,6 +44,9 @@ SETTINGS = {  # name → SPEC
 # 2 threads × 10,000 iterations (our iterations count all threads together).
 REFERENCE = "uct:policy=capture_first,threads=2,iterations=20000,name=reference"
 PAIR_GAMES, PAIR_CI, PAIR_MIN = 100, 100.0, 40
+# Lopsided pairs cannot reach ±100 (a 95 % score is ±250 wide at n = 100): they stop once the
+# whole interval is beyond ±400 Elo, where more games cannot change the verdict.
+PAIR_DECIDED = 400.0
 LADDER_GAMES = 40
 
 
@@ -60,7 +63,8 @@ def command(
         "--pgn", str(out / "pgn" / f"{name}.pgn"), "--json",
     ]  # fmt: skip
     if ci is not None:  # the variance estimate needs a few dozen games to be trusted
-        cmd[8:8] = ["--ci-target", f"{ci:g}", "--min-games", str(PAIR_MIN)]
+        cmd[8:8] = ["--ci-target", f"{ci:g}", "--decided", f"{PAIR_DECIDED:g}"]
+        cmd[12:12] = ["--min-games", str(PAIR_MIN)]
     return cmd
 
 
@@ -93,13 +97,17 @@ def run(
     return data
 
 
-def pairs(game: str, out: Path, only_seed: bool = False) -> None:
+def pairs(
+    game: str, out: Path, only_seed: bool = False, only: list[set[str]] | None = None
+) -> None:
     names = list(SETTINGS)
     for a, b in itertools.combinations(names, 2):
         if a == "alphabeta" and b == "bfms-t2":
             a, b = b, a
         seed = {a, b} == {"bfms", "alphabeta"}
         if only_seed and not seed:
+            continue
+        if only and {a, b} not in only:
             continue
         run(f"{game}-{a}-vs-{b}", game, spec_of(a), spec_of(b), PAIR_GAMES, out, PAIR_CI)
 
@@ -150,15 +158,17 @@ def main() -> int:
     ap.add_argument("--strongest", default="alphabeta", help="setting name or SPEC")
     ap.add_argument("--out", default=str(ROOT / "docs" / "results"))
     ap.add_argument("--levels", default=None, help="ladder levels, e.g. 0,1,2,3")
+    ap.add_argument(
+        "--pair", action="append", default=None, help="pair groups: only A,B (repeatable)"
+    )
     args = ap.parse_args()
     out = Path(args.out)
     if args.group == "seed":
         pairs("chess", out, only_seed=True)
         pairs("knight", out, only_seed=True)
-    elif args.group == "chess-pairs":
-        pairs("chess", out)
-    elif args.group == "knight-pairs":
-        pairs("knight", out)
+    elif args.group in ("chess-pairs", "knight-pairs"):
+        only = [set(p.split(",")) for p in args.pair] if args.pair else None
+        pairs(args.group.split("-")[0], out, only=only)
     elif args.group == "stockfish":
         levels = [int(v) for v in (args.levels or ",".join(map(str, range(21)))).split(",")]
         ladder("chess", args.strongest, out, levels, STOCKFISH)

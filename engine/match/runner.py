@@ -89,7 +89,8 @@ class MatchConfig:
     max_plies: int | None = None
     sprt: Sprt | None = None
     ci_target: float | None = None
-    min_games: int = 20  # before --ci-target may stop the match
+    min_games: int = 20  # before --ci-target or --decided may stop the match
+    decided: float | None = None  # stop once the whole interval lies beyond ±decided Elo
     seed: int = 1
     timemargin_ms: int = 500
     event: str = "Canopy match"
@@ -293,6 +294,15 @@ class Match:
             error = state.score.elo_error()
             if error is not None and error <= config.ci_target:
                 state.stop_reason = f"95% interval within ±{config.ci_target:g} Elo"
+                self._stop.set()
+        if config.decided is not None and state.score.games >= config.min_games:
+            # A lopsided pair never narrows to ±100 Elo (a 95 % score is ±250 wide at
+            # n = 100); once the whole interval is beyond ±decided the verdict cannot change.
+            low, high = state.score.elo_ci95()
+            if (low is not None and low > config.decided) or (
+                high is not None and high < -config.decided
+            ):
+                state.stop_reason = f"95% interval beyond ±{config.decided:g} Elo"
                 self._stop.set()
 
     # ------------------------------------------------------------ one game

@@ -165,3 +165,18 @@ def test_ci_target_stops_the_match_but_not_before_min_games(tmp_path: Path) -> N
     )  # fmt: skip
     state = Match(cfg).run()
     assert state.score.games == 4 and state.stop_reason == "95% interval within ±400 Elo"
+
+
+def test_decided_stops_a_lopsided_match_once_the_interval_is_beyond_the_bound(
+    tmp_path: Path,
+) -> None:
+    # an engine that only plays illegal moves forfeits every game. Wilson's upper end for 0/n
+    # is 3.84/(n + 3.84): at n = 12 that is -198 Elo, at n = 13 -214 Elo, so ±200 is decided
+    # at the 13th game (well after min_games) and not a game earlier
+    cfg = config(
+        "chess", fake("illegal"), fake("first"), 20, tmp_path,
+        decided=200.0, min_games=6, concurrency=1,
+    )  # fmt: skip
+    state = Match(cfg).run()
+    assert state.score.losses == state.score.games == 13
+    assert state.stop_reason == "95% interval beyond ±200 Elo"
