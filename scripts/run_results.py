@@ -54,6 +54,9 @@ def spec_of(name: str) -> str:
     return SETTINGS.get(name, name)
 
 
+OPTIONS: dict[str, int | None] = {"concurrency": None, "min_games": None}
+
+
 def command(
     name: str, game: str, a: str, b: str, games: int, out: Path, ci: float | None
 ) -> list[str]:
@@ -64,7 +67,9 @@ def command(
     ]  # fmt: skip
     if ci is not None:  # the variance estimate needs a few dozen games to be trusted
         cmd[8:8] = ["--ci-target", f"{ci:g}", "--decided", f"{PAIR_DECIDED:g}"]
-        cmd[12:12] = ["--min-games", str(PAIR_MIN)]
+        cmd[12:12] = ["--min-games", str(OPTIONS["min_games"] or PAIR_MIN)]
+    if OPTIONS["concurrency"]:
+        cmd[-1:-1] = ["--concurrency", str(OPTIONS["concurrency"])]
     return cmd
 
 
@@ -158,11 +163,14 @@ def main() -> int:
     ap.add_argument("--strongest", default="alphabeta", help="setting name or SPEC")
     ap.add_argument("--out", default=str(ROOT / "docs" / "results"))
     ap.add_argument("--levels", default=None, help="ladder levels, e.g. 0,1,2,3")
+    ap.add_argument("--concurrency", type=int, default=None, help="games in parallel")
+    ap.add_argument("--min-games", type=int, default=None, help=f"pairs (default {PAIR_MIN})")
     ap.add_argument(
         "--pair", action="append", default=None, help="pair groups: only A,B (repeatable)"
     )
     args = ap.parse_args()
     out = Path(args.out)
+    OPTIONS.update(concurrency=args.concurrency, min_games=args.min_games)
     if args.group == "seed":
         pairs("chess", out, only_seed=True)
         pairs("knight", out, only_seed=True)
