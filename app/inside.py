@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import chess
 
+from app.streaming import num, tree_row
 from engine.errors import CanopyError
 
 if TYPE_CHECKING:
@@ -67,9 +68,8 @@ def _rule(algorithm: str) -> str:
 
 
 def _finite(x: float | None, digits: int = 5) -> float | None:
-    if x is None or not math.isfinite(x):
-        return None
-    return round(float(x), digits)
+    """The inside views keep one more digit than the 10 Hz frames (see :func:`num`)."""
+    return num(x, digits)
 
 
 def _tree_of(controller: SearchController) -> Any:
@@ -270,19 +270,9 @@ def export_tree(
         stats = worker.child_stats(n.id)
         rows.append(
             {
-                "id": n.id,
-                "parent": n.parent,
-                "move": n.move,
-                "san": n.san,
-                "depth": n.depth,
-                "visits": int(n.visits),
-                "q": _finite(n.q),
-                "q_white": _finite(n.q_white),
-                "value": _finite(n.value),
+                **tree_row(n, 5),
                 "eval": None if n.id == 0 else _finite(controller.algorithm.display_eval(stats)),
                 "value_sum": _finite(stats.value_sum, 6),
-                "terminal": bool(n.terminal),
-                "children": int(n.children),
             }
         )
     return {

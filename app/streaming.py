@@ -180,7 +180,7 @@ class Snapshot:
                 }
                 for t in i.thread_stats
             ],
-            "tree": [_tree_array(n) if compact else _tree_row(n) for n in nodes],
+            "tree": [_tree_array(n) if compact else tree_row(n) for n in nodes],
             "tree_trimmed": len(nodes) < len(i.tree),
             "depth_histogram": [int(c) for c in i.depth_histogram],
             "branching_factor": num(i.branching_factor, 3),
@@ -209,8 +209,8 @@ class Snapshot:
         return text
 
 
-def _tree_row(n: Any) -> dict[str, Any]:
-    """A tree node as an object (the default ``rows`` format)."""
+def tree_row(n: Any, digits: int = 4) -> dict[str, Any]:
+    """A tree node as an object (the default ``rows`` format, and the tree export's base)."""
     return {
         "id": n.id,
         "parent": n.parent,
@@ -218,9 +218,9 @@ def _tree_row(n: Any) -> dict[str, Any]:
         "san": n.san,
         "depth": n.depth,
         "visits": int(n.visits),
-        "q": num(n.q),
-        "q_white": num(n.q_white),
-        "value": num(n.value),
+        "q": num(n.q, digits),
+        "q_white": num(n.q_white, digits),
+        "value": num(n.value, digits),
         "terminal": bool(n.terminal),
         "children": int(n.children),
     }
