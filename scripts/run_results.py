@@ -162,7 +162,11 @@ def main() -> int:
     )
     ap.add_argument("--strongest", default="alphabeta", help="setting name or SPEC")
     ap.add_argument("--out", default=str(ROOT / "docs" / "results"))
-    ap.add_argument("--levels", default=None, help="ladder levels, e.g. 0,1,2,3")
+    ap.add_argument(
+        "--levels",
+        default=None,
+        help="ladder levels, e.g. 0,1,2,3 (negative first: --levels=-20,-15)",
+    )
     ap.add_argument("--concurrency", type=int, default=None, help="games in parallel")
     ap.add_argument("--min-games", type=int, default=None, help=f"pairs (default {PAIR_MIN})")
     ap.add_argument(
@@ -184,7 +188,7 @@ def main() -> int:
         levels = [int(v) for v in (args.levels or "1350,1450,1550,1650,1750,1850").split(",")]
         ladder("chess", args.strongest, out, levels, STOCKFISH, elo=True)
     elif args.group == "fairy":
-        levels = [int(v) for v in (args.levels or ",".join(map(str, range(-20, 21, 2)))).split(",")]
+        levels = [int(v) for v in (args.levels or ",".join(map(str, range(-20, 21, 5)))).split(",")]
         ladder("knight", args.strongest, out, levels, FAIRY)
     else:
         name = f"knight-{args.strongest}-vs-reference"
