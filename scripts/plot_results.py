@@ -104,7 +104,7 @@ def opponent_table(results: list[dict[str, Any]], game: str) -> list[str]:
     ]
     found = False
     for r in results:
-        if r["game"] != game or engine_name(r, 1) in SETTINGS:
+        if r["game"] != game or r in pairs(results, game):
             continue
         found = True
         a, b = r["engines"]
@@ -136,7 +136,12 @@ def markdown(results: list[dict[str, Any]]) -> str:
             ]
         table = opponent_table(results, game)
         if table:
-            out += [f"### {GAME_TITLE[game]}: against other engines", "", *table, ""]
+            out += [
+                f"### {GAME_TITLE[game]}: against other engines and settings",
+                "",
+                *table,
+                "",
+            ]
     return "\n".join(out)
 
 

@@ -98,11 +98,16 @@ class Algorithm:
     @classmethod
     def final_rank(
         cls, child: ChildStats, params: dict[str, Any], threads: int
-    ) -> tuple[int, float]:
+    ) -> tuple[int, float, float, float]:
         """Sort key of the final choice: a move that wins on the spot comes first, then
-        the algorithm's own rule (averaging rewards cannot tell a mate from a won ending)."""
+        the algorithm's own rule (averaging rewards cannot tell a mate from a won ending),
+        then Q and the evaluation break its ties. Ties are common when a search is short
+        of iterations — ``uct-minimax`` in knight chess gets one visit per root move in
+        100 ms, each rewarded 0 when every line loses material — and move-generation
+        order is no reason to pick a move."""
         decisive = 1 if child.terminal and child.outcome > 0 else 0
-        return decisive, cls.final_key(child, params, threads)
+        q = cls.q(child) if child.visits else -1.0
+        return decisive, cls.final_key(child, params, threads), q, cls.display_eval(child)
 
     @classmethod
     def pv_key(cls, tree: Tree, node: int) -> float:

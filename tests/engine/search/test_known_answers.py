@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from engine.search.algorithm import ChildStats
 from engine.search.controller import SearchController
+from engine.search.registry import get_algorithm
 
 SCHOLARS_MATE = "r1bqkbnr/pppp1ppp/2n5/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 2 4"  # Qxf7#
 BACK_RANK_MATE = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"  # Ra8#
@@ -80,3 +82,20 @@ def test_minimax_algorithms_score_a_forced_mate_as_win_minus_ten_per_ply(algorit
         iterations=100_000 if algorithm == "alphabeta" else 2000
     )
     assert info.moves[0].eval == pytest.approx(10000 - 10 * 3)  # mate on the third ply
+
+
+def test_final_choice_breaks_equal_visits_by_q_then_by_evaluation() -> None:
+    uct = get_algorithm("uct")
+    params = uct.validate({}, "chess")
+
+    def child(move: int, visits: int, value_sum: float, ev: float) -> ChildStats:
+        return ChildStats(move, visits, value_sum, 0.0, ev, False, 0)
+
+    kids = [child(1, 1, 0.0, -0.4), child(2, 1, 0.0, 0.05), child(3, 1, 0.0, -0.3)]
+    best = max(kids, key=lambda c: uct.final_rank(c, params, 1))
+    assert best.move == 2  # equal visits and Q: the better evaluation
+    kids.append(child(4, 1, 0.5, -0.9))
+    best = max(kids, key=lambda c: uct.final_rank(c, params, 1))
+    assert best.move == 4  # equal visits: the better Q first
+    kids.append(child(5, 2, 0.0, -1.0))
+    assert max(kids, key=lambda c: uct.final_rank(c, params, 1)).move == 5  # visits rule
