@@ -39,8 +39,13 @@ def engine_name(data: dict[str, Any], index: int) -> str:
     return str(data["engines"][index]["name"])
 
 
+def signed(value: float) -> str:
+    """Whole Elo with its sign, and no "-0" for an even score."""
+    return f"{round(value) + 0:+d}"
+
+
 def fmt_elo(value: float | None, unbounded: str) -> str:
-    return unbounded if value is None else f"{value:+.0f}"
+    return unbounded if value is None else signed(value)
 
 
 def interval(data: dict[str, Any]) -> str:
@@ -49,12 +54,26 @@ def interval(data: dict[str, Any]) -> str:
 
 
 def elo_text(data: dict[str, Any]) -> str:
-    return "—" if data["elo"] is None else f"{data['elo']:+.0f}"
+    return "—" if data["elo"] is None else signed(data["elo"])
 
 
 def width_text(data: dict[str, Any]) -> str:
     err = data.get("elo_error")
     return "unbounded" if err is None else f"±{err:.0f}"
+
+
+def cell_elo(data: dict[str, Any], flip: bool) -> str:
+    """A matrix cell's Elo line: the estimate and its ±, or the interval's finite bound
+    when one side of it is infinite (a whitewash has no estimate)."""
+    sign = -1 if flip else 1
+    low, high = data["elo_ci95"]
+    if data.get("elo_error") is None or data["elo"] is None:
+        if low is None and high is not None:
+            return f"≥ {signed(-high)}" if flip else f"≤ {signed(high)}"
+        if high is None and low is not None:
+            return f"≤ {signed(-low)}" if flip else f"≥ {signed(low)}"
+        return "—"
+    return f"{signed(sign * data['elo'])} (±{data['elo_error']:.0f})"
 
 
 def pairs(results: list[dict[str, Any]], game: str) -> list[dict[str, Any]]:
@@ -92,7 +111,7 @@ def rating_table(results: list[dict[str, Any]], game: str) -> list[str]:
     fitted = ratings(games, anchor=anchor)
     rows = [f"| setting | rating (Elo, {anchor} = 0) |", "|---|---|"]
     for name, value in sorted(fitted.items(), key=lambda kv: -kv[1]):
-        rows.append(f"| {name} | {value:+.0f} |")
+        rows.append(f"| {name} | {signed(value)} |")
     return rows
 
 
@@ -103,9 +122,8 @@ def opponent_table(results: list[dict[str, Any]], game: str) -> list[str]:
         "|---|---|---|---|---|---|---|",
     ]
     found = False
-    for r in results:
-        if r["game"] != game or r in pairs(results, game):
-            continue
+    others = [r for r in results if r["game"] == game and r not in pairs(results, game)]
+    for r in sorted(others, key=lambda r: opponent_order(engine_name(r, 1))):
         found = True
         a, b = r["engines"]
         rows.append(
@@ -115,9 +133,34 @@ def opponent_table(results: list[dict[str, Any]], game: str) -> list[str]:
     return rows if found else []
 
 
-def ladder_level(name: str) -> int | None:
-    match = re.search(r"skill(-?\d+)$", name)
+def opponent_order(name: str) -> tuple[str, int]:
+    """Ladder opponents by level (skill-20 before skill-5 before skill0), not as strings."""
+    match = re.fullmatch(r"(.*?)(-?\d+)", name)
+    return (match.group(1), int(match.group(2))) if match else (name, 0)
+
+
+def ladder_level(name: str, kind: str = "skill") -> int | None:
+    match = re.search(rf"{kind}(-?\d+)$", name)
     return int(match.group(1)) if match else None
+
+
+def ladder(results: list[dict[str, Any]], game: str, kind: str) -> list[tuple[int, Any]]:
+    """(level, result) of one ladder (``skill`` or ``elo``), lowest level first."""
+    rows = [
+        (level, r)
+        for r in results
+        if r["game"] == game and (level := ladder_level(engine_name(r, 1), kind)) is not None
+    ]
+    return sorted(rows, key=lambda row: row[0])
+
+
+def draw_ladder(ax: Any, rows: list[tuple[int, Any]], **style: Any) -> None:
+    xs = [lvl for lvl, _ in rows]
+    ys = [r["score"] for _, r in rows]
+    lo = [y - score_bounds(r)[0] for y, (_, r) in zip(ys, rows, strict=True)]
+    hi = [score_bounds(r)[1] - y for y, (_, r) in zip(ys, rows, strict=True)]
+    ax.errorbar(xs, ys, yerr=[lo, hi], fmt="o-", capsize=4, **style)
+    ax.set_xticks(xs)
 
 
 def markdown(results: list[dict[str, Any]]) -> str:
@@ -163,16 +206,18 @@ def plot(results: list[dict[str, Any]], png: Path) -> None:
         names = [s for s in SETTINGS if any(s in (engine_name(r, 0), engine_name(r, 1))
                                             for r in pairs(results, game))]  # fmt: skip
         n = len(names)
+        if not n:
+            ax.set_axis_off()
+            ax.text(0.5, 0.5, f"{GAME_TITLE[game]}: no pairs played yet", ha="center")
+            continue
         grid = [[float("nan")] * n for _ in range(n)]
         labels = [[""] * n for _ in range(n)]
         for r in pairs(results, game):
             i, j = names.index(engine_name(r, 0)), names.index(engine_name(r, 1))
             s = MatchScore(r["wins"], r["draws"], r["losses"])
             grid[i][j], grid[j][i] = r["score"], 1 - r["score"]
-            err = width_text(r)
-            labels[i][j] = f"{100 * r['score']:.0f}%\n{elo_text(r)} ({err})\nn={s.games}"
-            elo_b = "—" if r["elo"] is None else f"{-r['elo']:+.0f}"
-            labels[j][i] = f"{100 * (1 - r['score']):.0f}%\n{elo_b} ({err})\nn={s.games}"
+            labels[i][j] = f"{100 * r['score']:.0f}%\n{cell_elo(r, False)}\nn={s.games}"
+            labels[j][i] = f"{100 * (1 - r['score']):.0f}%\n{cell_elo(r, True)}\nn={s.games}"
         image = ax.imshow(grid, cmap="RdYlGn", vmin=0, vmax=1)
         ax.set_xticks(range(n), names, rotation=30, ha="right")
         ax.set_yticks(range(n), names)
@@ -184,23 +229,25 @@ def plot(results: list[dict[str, Any]], png: Path) -> None:
         fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
 
     for ax, game, title in (
-        (axes[1][0], "chess", "Chess: vs Stockfish 15.1 at Skill Level L"),
-        (axes[1][1], "knight", "Knight chess: vs Fairy-Stockfish at Skill Level L"),
+        (axes[1][0], "chess", "Chess: vs Stockfish 15.1, Skill Level (blue) and UCI_Elo (orange)"),
+        (axes[1][1], "knight", "Knight chess: vs Fairy-Stockfish 11.1 at Skill Level L"),
     ):
-        rows = sorted(
-            (ladder_level(engine_name(r, 1)), r)
-            for r in results
-            if r["game"] == game and ladder_level(engine_name(r, 1)) is not None
-        )
+        rows = ladder(results, game, "skill")
         if rows:
-            xs = [lvl for lvl, _ in rows]
-            ys = [r["score"] for _, r in rows]
-            lo = [y - score_bounds(r)[0] for y, (_, r) in zip(ys, rows, strict=True)]
-            hi = [score_bounds(r)[1] - y for y, (_, r) in zip(ys, rows, strict=True)]
-            ax.errorbar(xs, ys, yerr=[lo, hi], fmt="o-", capsize=4)
-            ax.set_xticks(xs)
+            draw_ladder(ax, rows, color="tab:blue", label="Skill Level")
             canopy = engine_name(rows[0][1], 0)
             ax.set_xlabel(f"opponent Skill Level (Canopy: {canopy}, 100 ms/move)")
+        elo_rows = ladder(results, game, "elo")
+        if elo_rows:
+            top = ax.twiny()
+            draw_ladder(top, elo_rows, color="tab:orange", label="UCI_Elo")
+            top.set_xlabel("opponent UCI_LimitStrength with UCI_Elo")
+            ax.figure.legend(
+                handles=[*ax.get_lines()[:1], *top.get_lines()[:1]],
+                labels=["Skill Level", "UCI_Elo"],
+                loc="lower left",
+                bbox_to_anchor=(0.06, 0.08),
+            )
         ax.axhline(0.5, color="grey", linestyle="--", linewidth=1)
         ax.set_ylim(-0.02, 1.02)
         ax.set_ylabel("Canopy's score (95 % interval)")

@@ -22,9 +22,11 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import os
 import shlex
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +75,26 @@ def command(
     return cmd
 
 
+def source_commit() -> str:
+    """The commit the engines ran from (``+dirty`` with uncommitted changes), so each result
+    names the code that produced it; ``unknown`` outside a git checkout."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
+        )
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+        )
+    except OSError:
+        return "unknown"
+    if head.returncode != 0:
+        return "unknown"
+    return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+
+
 def run(
     name: str, game: str, a: str, b: str, games: int, out: Path, ci: float | None = None
 ) -> dict[str, Any]:
@@ -84,6 +106,7 @@ def run(
     print(f"== {name}: {shlex.join(cmd)}", flush=True)
     for sub in ("data", "raw", "pgn"):
         (out / sub).mkdir(parents=True, exist_ok=True)
+    load_before = os.getloadavg()
     proc = subprocess.run(
         [sys.executable, "-m", "canopy", *cmd[1:]],
         capture_output=True,
@@ -96,6 +119,9 @@ def run(
         return {}
     data = json.loads(proc.stdout.strip().splitlines()[-1])
     data["name"], data["command"] = name, shlex.join(cmd)
+    data["commit"], data["load_average"] = source_commit(), [round(x, 2) for x in load_before]
+    data["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
+    data["finished"] = datetime.now(UTC).isoformat(timespec="seconds")
     data_file.write_text(json.dumps(data, indent=1) + "\n")
     result = f"{data['wins']}-{data['losses']}-{data['draws']} score {data['score']:.3f}"
     print(f"   {name}: {result} elo {data['elo']} ci {data['elo_ci95']}", flush=True)

@@ -1,0 +1,90 @@
+"""The scripts behind docs/results.md: tables and plot from match JSONs, and the provenance
+each result records. They turn raw results into what readers trust, so they get tests."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from engine.match.stats import MatchScore
+
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
+
+
+def _script(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _result(game: str, a: str, b: str, w: int, d: int, lo: int) -> dict[str, Any]:
+    score = MatchScore(w, d, lo)
+    low, high = score.elo_ci95()
+    return {
+        "game": game,
+        "engines": [{"name": a, "mean_ms": 105.0}, {"name": b, "mean_ms": 103.0}],
+        "games": w + d + lo,
+        "wins": w,
+        "draws": d,
+        "losses": lo,
+        "score": score.score,
+        "elo": score.elo,
+        "elo_ci95": [low, high],
+        "elo_error": score.elo_error(),
+        "mean_plies": 80,
+        "colours": {},
+    }
+
+
+def test_tables_order_ladders_by_level_and_state_whitewash_bounds(tmp_path: Path) -> None:
+    plot = _script("plot_results")
+    results = [
+        _result("knight", "alphabeta", "fairy-stockfish-skill5", 20, 0, 0),
+        _result("knight", "alphabeta", "fairy-stockfish-skill-5", 20, 0, 0),
+        _result("knight", "alphabeta", "fairy-stockfish-skill-20", 20, 0, 0),
+        _result("knight", "alphabeta", "fairy-stockfish-skill10", 8, 10, 2),
+        _result("knight", "uct", "alphabeta", 0, 0, 30),
+        _result("knight", "bfms", "alphabeta", 5, 20, 5),
+    ]
+    text = plot.markdown(results)
+    order = [text.index(f"fairy-stockfish-skill{n} ") for n in ("-20", "-5", "5", "10")]
+    assert order == sorted(order)
+    assert "| uct | alphabeta | 30 | +0 =0 −30 | 0.0 % | — | [−∞," in text
+    whitewash = results[4]
+    high = whitewash["elo_ci95"][1]
+    assert plot.cell_elo(whitewash, False) == f"≤ {high:+.0f}"
+    assert plot.cell_elo(whitewash, True) == f"≥ {-high:+.0f}"
+    assert plot.cell_elo(results[5], False) == f"+0 (±{results[5]['elo_error']:.0f})"
+
+    data = tmp_path / "data"
+    data.mkdir()
+    for i, r in enumerate(results):
+        (data / f"{i}.json").write_text(json.dumps(r))
+    doc = tmp_path / "results.md"
+    doc.write_text("before\n<!-- tables:begin -->\nold\n<!-- tables:end -->\nafter\n")
+    png = tmp_path / "results.png"
+    pytest.importorskip("matplotlib")
+    argv = ["plot_results", "--data", str(data), "--png", str(png), "--markdown", str(doc)]
+    old_argv, sys.argv = sys.argv, argv
+    try:
+        assert plot.main() == 0
+    finally:
+        sys.argv = old_argv
+    written = doc.read_text()
+    assert written.startswith("before\n") and written.endswith("after\n")
+    assert "old" not in written and "fairy-stockfish-skill-20" in written
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_each_result_names_the_commit_it_ran_from() -> None:
+    commit = _script("run_results").source_commit()
+    assert commit == "unknown" or commit.split("+")[0].isalnum()
