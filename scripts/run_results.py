@@ -211,7 +211,8 @@ def main() -> int:
         levels = [int(v) for v in (args.levels or ",".join(map(str, range(21)))).split(",")]
         ladder("chess", args.strongest, out, levels, STOCKFISH)
     elif args.group == "stockfish-elo":
-        levels = [int(v) for v in (args.levels or "1350,1450,1550,1650,1750,1850").split(",")]
+        default = ",".join(map(str, range(1350, 2851, 100)))  # Stockfish 15.1's UCI_Elo range
+        levels = [int(v) for v in (args.levels or default).split(",")]
         ladder("chess", args.strongest, out, levels, STOCKFISH, elo=True)
     elif args.group == "fairy":
         levels = [int(v) for v in (args.levels or ",".join(map(str, range(-20, 21, 5)))).split(",")]
