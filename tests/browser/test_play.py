@@ -177,7 +177,8 @@ def test_a_search_started_on_the_page_updates_the_table_live(server, page) -> No
     page.wait_for_function("() => document.querySelectorAll('#root-body tr').length > 0")
     page.locator("#root-body tr").first.hover()
     page.wait_for_function("() => window.canopy.state.view.hover !== null")
-    assert page.locator("svg.cg-custom-svgs text").count() >= 1  # numbered PV arrows
+    # The numbered PV arrows are drawn on the next animation frame, not with the hover itself.
+    page.wait_for_function("() => document.querySelectorAll('svg.cg-custom-svgs text').length >= 1")
     page.keyboard.press("Space")
     page.wait_for_function("() => window.canopy.state.game.search.status === 'idle'")
 
