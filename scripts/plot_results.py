@@ -40,8 +40,9 @@ def engine_name(data: dict[str, Any], index: int) -> str:
 
 
 def signed(value: float) -> str:
-    """Whole Elo with its sign, and no "-0" for an even score."""
-    return f"{round(value) + 0:+d}"
+    """Whole Elo with its sign (a typographic minus, as in "−∞"), and no "-0" for an even
+    score."""
+    return f"{round(value) + 0:+d}".replace("-", "−")
 
 
 def fmt_elo(value: float | None, unbounded: str) -> str:

@@ -61,7 +61,7 @@ def test_tables_order_ladders_by_level_and_state_whitewash_bounds(tmp_path: Path
     assert "| uct | alphabeta | 30 | +0 =0 −30 | 0.0 % | — | [−∞," in text
     whitewash = results[4]
     high = whitewash["elo_ci95"][1]
-    assert plot.cell_elo(whitewash, False) == f"≤ {high:+.0f}"
+    assert plot.cell_elo(whitewash, False) == f"≤ {high:+.0f}".replace("-", "−")
     assert plot.cell_elo(whitewash, True) == f"≥ {-high:+.0f}"
     assert plot.cell_elo(results[5], False) == f"+0 (±{results[5]['elo_error']:.0f})"
 
