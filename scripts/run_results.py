@@ -56,7 +56,12 @@ def spec_of(name: str) -> str:
     return SETTINGS.get(name, name)
 
 
-OPTIONS: dict[str, int | None] = {"concurrency": None, "min_games": None}
+OPTIONS: dict[str, int | None] = {
+    "concurrency": None,
+    "min_games": None,
+    "max_games": None,
+    "decided": None,
+}
 
 
 def command(
@@ -68,8 +73,9 @@ def command(
         "--pgn", str(out / "pgn" / f"{name}.pgn"), "--json",
     ]  # fmt: skip
     if ci is not None:  # the variance estimate needs a few dozen games to be trusted
-        cmd[8:8] = ["--ci-target", f"{ci:g}", "--decided", f"{PAIR_DECIDED:g}"]
-        cmd[12:12] = ["--min-games", str(OPTIONS["min_games"] or PAIR_MIN)]
+        decided = PAIR_DECIDED if OPTIONS["decided"] is None else OPTIONS["decided"]
+        stops = ["--ci-target", f"{ci:g}", "--min-games", str(OPTIONS["min_games"] or PAIR_MIN)]
+        cmd[8:8] = stops + (["--decided", f"{decided:g}"] if decided else [])
     if OPTIONS["concurrency"]:
         cmd[-1:-1] = ["--concurrency", str(OPTIONS["concurrency"])]
     return cmd
@@ -140,7 +146,8 @@ def pairs(
             continue
         if only and {a, b} not in only:
             continue
-        run(f"{game}-{a}-vs-{b}", game, spec_of(a), spec_of(b), PAIR_GAMES, out, PAIR_CI)
+        games = OPTIONS["max_games"] or PAIR_GAMES
+        run(f"{game}-{a}-vs-{b}", game, spec_of(a), spec_of(b), games, out, PAIR_CI)
 
 
 def ladder(
@@ -196,11 +203,25 @@ def main() -> int:
     ap.add_argument("--concurrency", type=int, default=None, help="games in parallel")
     ap.add_argument("--min-games", type=int, default=None, help=f"pairs (default {PAIR_MIN})")
     ap.add_argument(
+        "--max-games", type=int, default=None, help=f"pairs: at most (default {PAIR_GAMES})"
+    )
+    ap.add_argument(
+        "--decided",
+        type=int,
+        default=None,
+        help=f"pairs: stop once the interval is beyond ±ELO (default {PAIR_DECIDED:g}; 0: never)",
+    )
+    ap.add_argument(
         "--pair", action="append", default=None, help="pair groups: only A,B (repeatable)"
     )
     args = ap.parse_args()
     out = Path(args.out)
-    OPTIONS.update(concurrency=args.concurrency, min_games=args.min_games)
+    OPTIONS.update(
+        concurrency=args.concurrency,
+        min_games=args.min_games,
+        max_games=args.max_games,
+        decided=args.decided,
+    )
     if args.group == "seed":
         pairs("chess", out, only_seed=True)
         pairs("knight", out, only_seed=True)
