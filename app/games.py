@@ -624,8 +624,6 @@ class LiveGame:
             if self.service.stopping:
                 raise ShuttingDownError("the server is restarting; try again in a moment")
             paused = self.paused
-            if self.race.running and not isinstance(frame, RaceFrame):
-                await self.race.stop()  # a race is about its position: anything else ends it
             if isinstance(frame, RaceFrame):
                 await self.race.handle(frame)
             elif isinstance(frame, MoveFrame):
@@ -646,9 +644,18 @@ class LiveGame:
                 with contextlib.suppress(StorageError):  # only a flag; the next save has it
                     await self._persist()
 
+    async def _end_race(self) -> None:
+        """A request was accepted: a race is about the position it started from, so any
+        accepted change, or a search of the game's own, ends it. Called once a request has
+        passed its checks, so a refused one (an illegal move, a typo in a parameter) leaves a
+        running race alone."""
+        if self.race.running:
+            await self.race.stop()
+
     async def move(self, uci: str) -> None:
         self.session.play(uci, by="human")  # refuses without changing anything
         await self._persist()  # durable before it is acknowledged
+        await self._end_race()
         self.unwatched_stop = False
         await self._cancel()
         self._position_changed()
@@ -660,6 +667,7 @@ class LiveGame:
         if action == "start":
             if self.session.is_over:
                 raise GameOverError(f"the game is over ({self.session.result})")
+            await self._end_race()
             was_paused = self.paused
             if self.session.engine_to_move:
                 self.paused = False
@@ -669,6 +677,7 @@ class LiveGame:
             if was_paused != self.paused:
                 self.version += 1
         elif action == "stop":
+            await self._end_race()
             if (self.status != "idle" and self.purpose == "move") or self.session.engine_to_move:
                 self.paused = True
             await self._cancel()
@@ -681,6 +690,7 @@ class LiveGame:
         """Exactly one iteration (pauses the engine; stops a running search first)."""
         if self.session.is_over:
             raise GameOverError(f"the game is over ({self.session.result})")
+        await self._end_race()
         if self.session.engine_to_move:
             self.paused = True
         await self._cancel()
@@ -700,6 +710,7 @@ class LiveGame:
         """Engine, move now: the best move so far, or think with the budget and then move."""
         if self.session.is_over:
             raise GameOverError(f"the game is over ({self.session.result})")
+        await self._end_race()
         self.paused = False
         if self.status == "queued":
             self.purpose = "move"
@@ -720,6 +731,7 @@ class LiveGame:
     async def undo(self) -> None:
         self.session.undo()  # refuses without changing anything
         await self._persist()
+        await self._end_race()
         await self._cancel()
         if self.session.human == "none":
             self.paused = True  # taking back an engine game: let the user look first
@@ -731,6 +743,7 @@ class LiveGame:
     async def setup(self, fen: str | None) -> None:
         self.session.setup(fen)  # InvalidFenError leaves the game as it was
         await self._persist()
+        await self._end_race()
         await self._cancel()
         if self.controller is not None:
             await asyncio.to_thread(self.controller.set_position, self.session.start_fen, ())
@@ -742,6 +755,7 @@ class LiveGame:
         new = self.service.engine_settings(self.session.game.name, frame, base=self.session.engine)
         human = frame.human or self.session.human
         old = self.session.engine
+        await self._end_race()
         engine_changed = any(
             getattr(new, k) != getattr(old, k) for k in ("algorithm", "params", "threads", "seed")
         )

@@ -273,6 +273,48 @@ def test_a_race_by_time_and_a_move_that_ends_it(client, connect) -> None:
     assert stopped["a"]["elapsed_ms"] < 4_000
 
 
+def test_stopping_a_race_keeps_its_last_frame_and_only_the_owner_may(client, connect) -> None:
+    game = new_game(client, human="both")
+    ws, watcher = connect(game), connect(game, token=False)
+    ws.recv()
+    watcher.recv()
+    ws.send({**RACE, "iterations": None, "sync": "time", "movetime_ms": 5_000})
+    ws.until(lambda f: f["type"] == "race" and f["running"] and f["round"] >= 1)
+    watcher.send({"type": "race", "action": "stop"})
+    assert watcher.error()["code"] == "forbidden"
+    ws.send({"type": "race", "action": "stop"})
+    stopped = ws.until(lambda f: f["type"] == "race" and not f["running"], timeout=10)
+    assert stopped["a"]["elapsed_ms"] < 5_000 and stopped["a"]["iterations"] > 0
+    assert stopped["labels"] == ["uct", "bfms"]
+    seen = watcher.until(lambda f: f["type"] == "race" and not f["running"], timeout=10)
+    assert seen["seq"] == stopped["seq"]
+    ws.send({"type": "race", "action": "stop"})  # nothing left to stop: no harm, no frame
+    ws.send({"type": "ping", "t": 7})
+    assert ws.until(lambda f: f["type"] in ("pong", "race", "error"))["type"] == "pong"
+
+
+def test_a_refused_request_leaves_a_running_race_alone(client, connect) -> None:
+    game = new_game(client, human="both")
+    ws = connect(game)
+    ws.recv()
+    ws.send({**RACE, "iterations": None, "sync": "time", "movetime_ms": 5_000})
+    ws.until(lambda f: f["type"] == "race" and f["running"])
+    for frame, code in (
+        ({"type": "move", "uci": "e2e5"}, "illegal_move"),
+        ({"type": "undo"}, "nothing_to_undo"),
+        ({"type": "settings", "algorithm": "uct", "params": {"c": -1}}, "bad_params"),
+        ({"type": "setup", "fen": "not a fen"}, "invalid_fen"),
+    ):
+        ws.send(frame)
+        assert ws.error()["code"] == code
+    ws.send({"type": "ping", "t": 1})
+    ws.until(lambda f: f["type"] == "pong")
+    later = ws.until(lambda f: f["type"] == "race")  # still racing after all four refusals
+    assert later["running"]
+    ws.send({"type": "move", "uci": "e2e4"})  # an accepted change ends it
+    assert not ws.until(lambda f: f["type"] == "race" and not f["running"])["running"]
+
+
 def test_race_requests_are_checked_first(client, connect) -> None:
     game = new_game(client, human="both")
     ws = connect(game)
