@@ -19,13 +19,14 @@ from numba import njit
 from engine.core.state import MAX_MOVES
 from engine.search.algorithm import Worker
 from engine.search.algorithms.ucb1_family import C_PARAM, UCB1Family
-from engine.search.alphabeta_core import SearchContext
+from engine.search.alphabeta_core import ABORTED, SearchContext
 from engine.search.codes import (
     DONE,
     F_REWARD,
     F_SCORE,
     GO_ON,
     MAX_PATH,
+    STOPPED,
     T_PATH_LEN,
     T_SIM_PLIES,
     T_SIM_STATUS,
@@ -64,7 +65,8 @@ def uct_minimax_iteration(
     scaled: bool,
     quiesce: bool,
     draw_margin: float,
-) -> None:
+) -> bool:
+    """One iteration; False when the leaf search was stopped half-way (nothing backed up)."""
     s, moves, child_state, child_moves, _hist, _record, path, info, finfo, keys = scratch
     flags = tree[FLAGS]
     length = begin(root, s, path, info, keys)
@@ -96,11 +98,17 @@ def uct_minimax_iteration(
         reward, score = minimax_reward(
             ctx, s, depth, quiesce, tree[DEPTH][node], scaled, draw_margin
         )
+        if ctx[11][ABORTED]:
+            # The controller's stop reached the leaf search (a deep one, with quiescence,
+            # can run for a second): its score is meaningless, so the iteration ends here.
+            # The children it expanded stay, unvisited, as after any expansion.
+            return False
         info[T_SIM_STATUS] = 0
     info[T_SIM_PLIES] = depth
     finfo[F_REWARD] = reward
     finfo[F_SCORE] = score
     backup_average(tree, node, reward)
+    return True
 
 
 @njit(cache=True, nogil=True)
@@ -120,7 +128,10 @@ def uct_minimax_run(
         code = guard(tree, stop, MAX_MOVES)
         if code != GO_ON:
             return it, code
-        uct_minimax_iteration(tree, root, scratch, ctx, rng, c, depth, scaled, quiesce, draw_margin)
+        if not uct_minimax_iteration(
+            tree, root, scratch, ctx, rng, c, depth, scaled, quiesce, draw_margin
+        ):
+            return it, STOPPED
     return max_iters, DONE
 
 
@@ -179,7 +190,10 @@ class UCTMinimax(UCB1Family):
         cls, worker: Worker, max_iters: int, stop: np.ndarray, trace: bool
     ) -> tuple[int, int]:
         w = worker
-        w.extra.stop[0] = 0
+        # The leaf searches poll the controller's own stop flag, so a stop lands within
+        # about 1,000 alpha-beta nodes however deep the leaf search goes.
+        w.extra.stop = stop
+        w.extra.stats[ABORTED] = 0
         return uct_minimax_run(
             w.tree.arrays,
             w.root,

@@ -27,6 +27,41 @@ def test_stop_returns_within_100_ms(algorithm: str) -> None:
     assert not controller.running and info.stop_reason == "stopped" and not info.running
 
 
+KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "params", "threads"),
+    [
+        # The slowest iterations each algorithm allows: a deep leaf search with quiescence
+        # (about a second per leaf here), the longest playouts, two threads.
+        ("uct-minimax", {"depth": 6, "quiescence": True}, 1),
+        ("uct-minimax", {"depth": 6, "quiescence": True}, 2),
+        ("uct", {"ply_cap": 2000}, 2),
+        ("bfms", {}, 2),
+    ],
+)
+def test_stop_returns_within_100_ms_at_the_slowest_settings(
+    algorithm: str, params: dict, threads: int
+) -> None:
+    controller = SearchController(
+        "chess", KIWIPETE, algorithm=algorithm, params=params, threads=threads
+    )
+    controller.search(iterations=1)  # compiled and warm
+    controller.start()
+    time.sleep(0.5)
+    assert controller.running
+    begin = time.perf_counter()
+    info = controller.stop()
+    assert time.perf_counter() - begin < 0.1
+    assert not controller.running and info.stop_reason == "stopped"
+    if algorithm == "uct-minimax":  # a stopped leaf search backs nothing up
+        for worker in controller.workers:
+            tree = worker.tree
+            assert tree.visits[ROOT] == sum(tree.visits[c] for c in tree.children(ROOT))
+        assert info.iterations == sum(w.tree.visits[ROOT] for w in controller.workers)
+
+
 def test_iteration_limit_is_exact_and_resume_keeps_the_tree() -> None:
     controller = SearchController("chess", algorithm="uct", seed=1)
     first = controller.search(iterations=500)
