@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from engine.core.convert import move_to_uci
 from engine.search.algorithm import ChildStats
 from engine.search.controller import SearchController
+from engine.search.evaluation import WIN
 from engine.search.registry import get_algorithm
 
 SCHOLARS_MATE = "r1bqkbnr/pppp1ppp/2n5/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 2 4"  # Qxf7#
@@ -16,14 +18,57 @@ LAST_KNIGHT = "8/8/8/3n4/8/4N3/8/N7 w - - 0 1"  # Nxd5 takes Black's last knight
 BUDGETS = {"uct": 3000, "uct-minimax": 1500, "bfms": 1500, "alphabeta": 50_000}
 
 
-@pytest.mark.parametrize("algorithm", list(BUDGETS))
+MATE_IN_ONE_CASES = [
+    ("uct", {}),
+    ("uct-minimax", {}),
+    ("uct-minimax", {"reward": "scaled"}),
+    ("bfms", {}),
+    ("alphabeta", {}),
+]
+
+
+@pytest.mark.parametrize(("algorithm", "params"), MATE_IN_ONE_CASES)
 @pytest.mark.parametrize(("fen", "mate"), [(SCHOLARS_MATE, "h5f7"), (BACK_RANK_MATE, "a1a8")])
-def test_every_algorithm_finds_mate_in_one(algorithm: str, fen: str, mate: str) -> None:
+def test_every_algorithm_finds_mate_in_one(
+    algorithm: str, params: dict, fen: str, mate: str
+) -> None:
     for seed in (1, 2):
-        info = SearchController("chess", fen, algorithm=algorithm, seed=seed).search(
-            iterations=BUDGETS[algorithm]
-        )
+        controller = SearchController("chess", fen, algorithm=algorithm, params=params, seed=seed)
+        info = controller.search(iterations=BUDGETS[algorithm])
         assert info.bestmove == mate, (seed, info.moves[:3])
+        # ``final_rank`` plays a move that wins on the spot before any other, so the best
+        # move alone would pass with a search that never looked at the mate: its own
+        # statistics must show it.
+        assert_the_search_itself_prefers_the_mate(controller, fen, mate, seed)
+
+
+def assert_the_search_itself_prefers_the_mate(
+    controller: SearchController, fen: str, mate: str, seed: int
+) -> None:
+    where = (seed, fen)
+    algorithm, params = controller.algorithm, controller.params
+    stats = {move_to_uci(s.move): s for _, s in controller.workers[0].root_children()}
+    mated = stats.pop(mate)
+    if algorithm.name == "alphabeta":
+        # Its score is a mate on the first ply; every other move is only bounded above by it.
+        assert mated.value == WIN - 10 and mated.bound == "exact", where
+        assert all(s.value < mated.value or s.bound == "upper" for s in stats.values()), where
+    else:
+        # The tree holds the mate as a won terminal and every visit to it scored a win.
+        assert mated.terminal and mated.outcome == 1, where
+        assert algorithm.q(mated) == 1.0, where
+        if algorithm.name == "bfms":
+            assert mated.value == WIN - 10, where
+    sign_rewards = algorithm.name == "uct-minimax" and params["reward"] == "sign"
+    if sign_rewards and fen == BACK_RANK_MATE:
+        # A rook up, every move that keeps the rook scores a win by sign (Q = 1) and UCB1
+        # shares the visits among them evenly: the mate is one of those, ahead of every
+        # move whose leaf searches saw anything short of a win.
+        assert all(s.visits <= mated.visits for s in stats.values() if algorithm.q(s) < 1.0), where
+        return
+    # The algorithm's own final rule, without the short-cut, picks the mate.
+    own_key = max(algorithm.final_key(s, params, 1) for s in stats.values())
+    assert algorithm.final_key(mated, params, 1) > own_key, where
 
 
 @pytest.mark.parametrize(
