@@ -52,6 +52,21 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _interval(text: str) -> float:
+    """Seconds between log lines, within the range the search controller accepts."""
+    from engine.search.controller import MAX_INFO_INTERVAL, MIN_INFO_INTERVAL
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not MIN_INFO_INTERVAL <= value <= MAX_INFO_INTERVAL:
+        raise argparse.ArgumentTypeError(
+            f"must be between {MIN_INFO_INTERVAL:g} and {MAX_INFO_INTERVAL:g} seconds, got {text}"
+        )
+    return value
+
+
 # ---------------------------------------------------------------- perft
 
 
@@ -370,7 +385,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=_nonnegative_int, default=0)
     p.add_argument("--param", action="append", metavar="K=V", help="algorithm parameter")
     p.add_argument("--node-budget", type=_positive_int, default=5_000_000)
-    p.add_argument("--interval", type=float, default=0.5, help="seconds between log lines")
+    p.add_argument(
+        "--interval", type=_interval, default=0.5, metavar="SECONDS",
+        help="seconds between log lines (0.001 to 3600)",
+    )  # fmt: skip
 
     command("warm", cmd_warm, "compile or load every numba kernel (run once after install)")
 

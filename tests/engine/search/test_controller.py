@@ -127,6 +127,28 @@ def test_illegal_moves_and_bad_settings_change_nothing() -> None:
     assert controller.workers[0].tree.visits[ROOT] == 200
 
 
+@pytest.mark.parametrize(
+    ("interval", "message"),
+    [
+        (0, "between 0.001 and 3600 seconds; got 0"),  # a busy loop beside the search
+        (-0.5, "between 0.001 and 3600 seconds"),
+        (float("nan"), "between 0.001 and 3600 seconds"),
+        (3601.0, "between 0.001 and 3600 seconds"),
+        (True, "a number of seconds"),
+        ("0.1", "a number of seconds"),
+    ],
+)
+def test_snapshot_intervals_outside_a_millisecond_to_an_hour_are_refused(
+    interval: object, message: str
+) -> None:
+    with pytest.raises(InvalidParameterError, match=f"info_interval must be .*{message}"):
+        SearchController("chess", info_interval=interval)  # type: ignore[arg-type]
+    controller = SearchController("chess", info_interval=0.5)
+    with pytest.raises(InvalidParameterError, match="info_interval"):
+        controller.info_interval = interval  # type: ignore[assignment]
+    assert controller.info_interval == 0.5
+
+
 def test_searching_a_finished_game_is_refused() -> None:
     mated = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"
     controller = SearchController("chess", mated)
