@@ -19,7 +19,8 @@ Shapes and meanings (``C`` = capacity, index = node id, ``ROOT = 0``, ``NONE = -
     meta         int64[4]    [nodes used, capacity, max depth, sum of depths]
 
 Children form a linked list so UCT can add one child per iteration without
-reserving slots for untried moves: a node costs its own 40 bytes, all included.
+reserving slots for untried moves: a node costs its own 44 bytes (``BYTES_PER_NODE``),
+all included.
 Kernels receive the arrays as one plain tuple (numba caches plain tuples,
 not namedtuples) and unpack it at the top.
 """
