@@ -13,3 +13,6 @@ INFO_SIZE = 8
 T_PATH_LEN, T_FIRST_NEW, T_NEW_COUNT, T_SIM_STATUS, T_SIM_PLIES, T_SIM_WHITE = range(6)
 # float64 trace slots (``Worker.finfo``)
 F_REWARD, F_SCORE = 0, 1
+# T_SIM_STATUS beyond the game's own status codes: the leaf was terminal (no simulation),
+# or a playout cut off by its ply cap was scored by the static evaluation.
+SIM_TERMINAL, CUT_EVAL = -1, -2

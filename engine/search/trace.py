@@ -24,9 +24,11 @@ from engine.core.convert import move_to_uci
 from engine.core.state import STATUS_NAMES
 from engine.search.algorithm import Algorithm
 from engine.search.codes import (
+    CUT_EVAL,
     DONE,
     F_REWARD,
     F_SCORE,
+    SIM_TERMINAL,
     T_FIRST_NEW,
     T_NEW_COUNT,
     T_PATH_LEN,
@@ -164,7 +166,7 @@ def build_trace(
     status = int(worker.info[T_SIM_STATUS])
     reward = float(worker.finfo[F_REWARD])
     leaf_info = node_name(leaf)
-    if status == -1:
+    if status == SIM_TERMINAL:
         outcome = int(tree.outcome[leaf])
         simulation: dict[str, Any] = {
             "kind": "terminal",
@@ -191,7 +193,12 @@ def build_trace(
             "status": STATUS_NAMES.get(status, str(status)),
             "result": RESULT_TEXT[white],
             "reward": reward,
+            "at_cap": params["at_cap"],
         }
+        if status == CUT_EVAL:  # cut off by ply_cap and scored by the evaluation
+            simulation["status"] = "cut off at the ply cap"
+            simulation["result"] = "scored by the static evaluation"
+            simulation["score"] = float(worker.finfo[F_SCORE])
     elif algorithm.name == "uct-minimax":
         simulation = {
             "kind": "minimax",

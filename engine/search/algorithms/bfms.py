@@ -20,7 +20,15 @@ from numba import njit
 
 from engine.core.state import MAX_MOVES
 from engine.search.algorithm import Algorithm, ChildStats, Worker
-from engine.search.codes import DONE, F_SCORE, GO_ON, MAX_PATH, T_PATH_LEN, T_SIM_STATUS
+from engine.search.codes import (
+    DONE,
+    F_SCORE,
+    GO_ON,
+    MAX_PATH,
+    SIM_TERMINAL,
+    T_PATH_LEN,
+    T_SIM_STATUS,
+)
 from engine.search.params import ParamSpec
 from engine.search.parts.backup import backup_negamax
 from engine.search.parts.expand import expand_all
@@ -54,7 +62,7 @@ def bfms_iteration(
         node = select_bfms(tree, node, c, fpu)
         length = descend(tree, node, s, path, length, keys)
     info[T_PATH_LEN] = length
-    info[T_SIM_STATUS] = -1 if flags[node] & TERMINAL else 0
+    info[T_SIM_STATUS] = SIM_TERMINAL if flags[node] & TERMINAL else 0
     backup_negamax(tree, node)
     finfo[F_SCORE] = tree[VALUE][node]
 

@@ -4,7 +4,10 @@ One iteration: from the root, descend by UCB1 ``Q/N + c·sqrt(2 ln N_parent / N)
 while every move of the node has a child; at the first node with an untried
 move, add one child for a random untried move; play a random game out from it
 (``uniform`` or ``capture_first``, capped at ``ply_cap`` plies); back the
-result up as 1 / 0.5 / 0 for the side that moved into each node.
+result up as 1 / 0.5 / 0 for the side that moved into each node. A playout the
+cap cuts off is scored by the game's rules (a chess draw, knight chess's knight
+count) or, with ``at_cap=eval``, by the static evaluation where it stopped:
+(1 + eval) / 2, early playout termination.
 Final choice: most visits (``final=q``: highest Q/N). With several threads the
 summed root statistics choose by reward/visits.
 """
@@ -22,8 +25,10 @@ from engine.search.algorithms.ucb1_family import C_PARAM, UCB1Family
 from engine.search.codes import (
     DONE,
     F_REWARD,
+    F_SCORE,
     GO_ON,
     MAX_PATH,
+    SIM_TERMINAL,
     T_PATH_LEN,
     T_SIM_PLIES,
     T_SIM_STATUS,
@@ -48,6 +53,7 @@ def uct_iteration(
     c: float,
     policy: int,
     ply_cap: int,
+    cap_eval: bool,
 ) -> None:
     """One UCT iteration: select, expand one, playout, back up. Trace in path/info/finfo/record."""
     s, moves, _child_state, _child_moves, hist, record, path, info, finfo, keys = scratch
@@ -70,14 +76,17 @@ def uct_iteration(
     info[T_PATH_LEN] = length
     if flags[node] & TERMINAL:
         reward = outcome_reward(tree[OUTCOME][node])
-        info[T_SIM_STATUS] = -1
+        info[T_SIM_STATUS] = SIM_TERMINAL
         info[T_SIM_PLIES] = 0
         info[T_SIM_WHITE] = 0
     else:
-        reward, code, plies, white = playout_reward(s, rng, ply_cap, policy, moves, hist, record)
+        reward, code, plies, white, score = playout_reward(
+            s, rng, ply_cap, policy, moves, hist, record, cap_eval
+        )
         info[T_SIM_STATUS] = code
         info[T_SIM_PLIES] = plies
         info[T_SIM_WHITE] = white
+        finfo[F_SCORE] = score
     finfo[F_REWARD] = reward
     backup_average(tree, node, reward)
 
@@ -94,12 +103,16 @@ def uct_run(
 ) -> tuple[int, int]:
     """Up to ``max_iters`` iterations; stops early on the stop flag or a full tree."""
     c, policy, ply_cap = kparams[0], np.int64(kparams[1]), np.int64(kparams[2])
+    cap_eval = kparams[3] != 0.0
     for it in range(max_iters):
         code = guard(tree, stop, 1)
         if code != GO_ON:
             return it, code
-        uct_iteration(tree, root, scratch, rng, c, policy, ply_cap)
+        uct_iteration(tree, root, scratch, rng, c, policy, ply_cap, cap_eval)
     return max_iters, DONE
+
+
+AT_CAP = ("rules", "eval")
 
 
 class UCT(UCB1Family):
@@ -118,9 +131,15 @@ class UCT(UCB1Family):
         ),
         ParamSpec(
             "ply_cap", "int", DEFAULT_PLY_CAP,
-            "playout length cap in plies (chess: an unfinished playout is a draw; "
-            "knight chess: scored by knight count)",
+            "playout length cap in plies (an unfinished playout is scored as at_cap says)",
             min=1, max=2000,
+        ),
+        ParamSpec(
+            "at_cap", "choice", "rules",
+            "how a playout cut off by ply_cap is scored: rules (chess: a draw; knight "
+            "chess: most knights wins) or eval ((1 + static evaluation) / 2; with a short "
+            "ply_cap this is early playout termination)",
+            choices=AT_CAP,
         ),
         FINAL_PARAM,
     )  # fmt: skip
@@ -128,7 +147,13 @@ class UCT(UCB1Family):
     @classmethod
     def kernel_params(cls, params: dict[str, Any]) -> np.ndarray:
         return np.array(
-            [params["c"], POLICIES[params["policy"]], params["ply_cap"]], dtype=np.float64
+            [
+                params["c"],
+                POLICIES[params["policy"]],
+                params["ply_cap"],
+                params["at_cap"] == "eval",
+            ],
+            dtype=np.float64,
         )
 
     @classmethod

@@ -26,6 +26,7 @@ from engine.search.codes import (
     F_SCORE,
     GO_ON,
     MAX_PATH,
+    SIM_TERMINAL,
     STOPPED,
     T_PATH_LEN,
     T_SIM_PLIES,
@@ -93,7 +94,7 @@ def uct_minimax_iteration(
     if flags[node] & TERMINAL:
         reward = outcome_reward(tree[OUTCOME][node])
         score = 2.0 * reward - 1.0
-        info[T_SIM_STATUS] = -1
+        info[T_SIM_STATUS] = SIM_TERMINAL
     else:
         reward, score = minimax_reward(
             ctx, s, depth, quiesce, tree[DEPTH][node], scaled, draw_margin

@@ -9,9 +9,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engine.core.games import legal_moves, status
 from engine.core.playout import playout
-from engine.core.state import TURN
+from engine.core.state import ONGOING, PLY_CAP, TURN
 from engine.search.alphabeta_core import minimax_value
+from engine.search.codes import CUT_EVAL
+from engine.search.evaluation import evaluate
 
 
 @njit(cache=True, nogil=True)
@@ -29,15 +32,33 @@ def playout_reward(
     moves: np.ndarray,
     hist: np.ndarray,
     record: np.ndarray,
-) -> tuple[float, int, int, int]:
+    cap_eval: bool,
+) -> tuple[float, int, int, int, float]:
     """Random playout from ``s`` (modified in place).
 
-    Returns (reward for the mover into ``s``, status, plies, result for White).
+    Returns (reward for the mover into ``s``, status, plies, result for White, score).
+    A playout that ``ply_cap`` cuts off before the game ends is scored by the game's
+    rules at the cap (chess: a draw; knight chess: most knights) or, with ``cap_eval``,
+    by the static evaluation of where it stopped: reward (1 + score) / 2 with ``score``
+    in [-1, 1] for the mover, and status ``CUT_EVAL``. ``score`` is the result (+1 / 0
+    / -1) for the mover otherwise.
     """
     mover = 1 - np.int64(s[TURN])
     code, white, plies = playout(s, rng, ply_cap, policy, moves, hist, record)
+    # The cap, or knight chess's own 200-ply rule falling on the same ply: only a
+    # position whose game goes on was cut off.
+    if (
+        cap_eval
+        and code == PLY_CAP
+        and plies == ply_cap
+        and status(s, legal_moves(s, moves)) == ONGOING
+    ):
+        score = evaluate(s)
+        if np.int64(s[TURN]) != mover:
+            score = -score
+        return 0.5 * (1.0 + score), CUT_EVAL, plies, 0, score
     mover_result = white if mover == 0 else -white
-    return 0.5 * (mover_result + 1), code, plies, white
+    return 0.5 * (mover_result + 1), code, plies, white, float(mover_result)
 
 
 @njit(cache=True, nogil=True)
