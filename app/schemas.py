@@ -15,6 +15,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
+from app.streaming import MAX_TREE_NODES, MIN_TREE_NODES
+
 Human = Literal["white", "black", "none", "both"]
 GameName = Literal["chess", "knight"]
 Budget = Literal["time", "iterations"]
@@ -114,7 +116,7 @@ class SubscribeFrame(_Strict):
     type: Literal["subscribe"]
     tree: bool | None = None
     hz: float | None = Field(None, gt=0)
-    tree_nodes: int | None = Field(None, ge=1, le=500)
+    tree_nodes: int | None = Field(None, ge=MIN_TREE_NODES, le=MAX_TREE_NODES)
     tree_format: Literal["rows", "compact"] | None = None
 
 

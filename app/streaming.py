@@ -30,7 +30,9 @@ PV_PLIES = 12
 PV_FEN_ROWS = 16
 #: Bytes kept free below the frame limit (headroom for the JSON framing).
 FRAME_MARGIN = 256
-#: Largest tree a client may subscribe to (``subscribe`` ``tree_nodes``).
+#: Tree sizes a client may subscribe to (``subscribe`` ``tree_nodes``): the tree view's
+#: sizes run from 50 to 500 nodes; fewer than 50 shows too little of the search.
+MIN_TREE_NODES = 50
 MAX_TREE_NODES = 500
 #: Column order of a tree node in the ``compact`` tree format (one array per node).
 TREE_FIELDS = (

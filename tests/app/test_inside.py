@@ -83,11 +83,16 @@ def test_tree_sizes_outside_50_to_500_are_refused(client, connect) -> None:
     game = new_game(client)
     ws = connect(game)
     ws.recv()
-    ws.send({"type": "subscribe", "tree_nodes": 501})
-    err = ws.error()
-    assert err["code"] == "bad_request" and "tree_nodes" in err["message"]
+    for size in (49, 501, 0):
+        ws.send({"type": "subscribe", "tree_nodes": size})
+        err = ws.error()
+        assert err["code"] == "bad_request" and "tree_nodes" in err["message"], size
+    for size in (50, 500):  # the ends of the range are sizes the tree view offers
+        ws.send({"type": "subscribe", "tree_nodes": size, "tree_format": "compact"})
     ws.send({"type": "subscribe", "tree_format": "columns"})
-    assert ws.error()["code"] == "bad_request"
+    err = ws.error()  # the next error is this one: 50 and 500 were accepted
+    assert err["code"] == "bad_request" and "tree_format" in err["message"]
+    assert "tree_nodes" not in err["message"]
 
 
 # ---------------------------------------------------------------- node details
