@@ -31,6 +31,7 @@ from app.inside import (
     sync_tree_size,
     tree_size_wanted,
 )
+from app.logs import background_context
 from app.pool import SearchPool
 from app.race import RaceRunner
 from app.schemas import (
@@ -215,10 +216,10 @@ class LiveGame:
             conn.outbox.tree_nodes = self.settings.tree_nodes
         self.race.attach(conn)
         if self.unwatched_stop and not self.closed:
-            self.service.spawn(self._resume_watched())
+            self.service.spawn(self._resume_watched(), game_id=self.id)
         elif self.pending_kick and not self.closed:
             self.pending_kick = False
-            self.service.spawn(self.kick())
+            self.service.spawn(self.kick(), game_id=self.id)
 
     def detach(self, conn: Connection) -> None:
         self.connections.discard(conn)
@@ -379,7 +380,7 @@ class LiveGame:
         if hook is not None:
             hook(self, snap)
         if not info.running and info.stop_reason != "stopped" and self.status == "running":
-            self.service.spawn(self._finish())
+            self.service.spawn(self._finish(), game_id=self.id)
 
     # ---------------------------------------------------------------- persistence
     async def _persist(self) -> None:
@@ -407,7 +408,7 @@ class LiveGame:
             # Another server saved this game since we loaded it: our copy is stale.
             # Drop it; the next request loads the stored game afresh.
             await self._rollback()
-            self.service.spawn(self.service.unload(self))
+            self.service.spawn(self.service.unload(self), game_id=self.id)
             raise
         except StorageError:
             await self._rollback()
@@ -1112,13 +1113,18 @@ class GameService:
     def release(self, game: LiveGame) -> None:
         for nxt in self.pool.release(game):
             assert isinstance(nxt, LiveGame)
-            self.spawn(nxt.admitted())
+            self.spawn(nxt.admitted(), game_id=nxt.id)
 
-    def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
-        """Run ``coro`` in the background, keeping a reference until it is done."""
-        task = asyncio.get_running_loop().create_task(coro)
+    def spawn(self, coro: Coroutine[Any, Any, None], game_id: str | None = None) -> None:
+        """Run ``coro`` in the background, keeping a reference until it is done.
+
+        It outlives whatever request started it, so it logs under ``game_id`` (the game
+        it works for; None: server-wide) and no request id (see ``background_context``).
+        """
+        context = background_context(game_id)
+        task = asyncio.get_running_loop().create_task(coro, context=context)
         self._tasks.add(task)
-        task.add_done_callback(self._task_done)
+        task.add_done_callback(self._task_done, context=context)
 
     def _task_done(self, task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)

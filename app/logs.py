@@ -5,7 +5,9 @@ rotating file in the data directory) that uvicorn's loggers share, so access
 lines, app lines and errors look alike and can be followed by ``request_id``
 or ``game_id``. Both ids live in context variables: the middleware sets the
 request id for every HTTP request and websocket, the websocket route sets the
-game id, and every record logged while handling them carries both.
+game id, and every record logged while handling them carries both; both are
+reset when the request or websocket ends, and background work runs in a
+:func:`background_context` (no request id, its own game's id or none).
 
 Tokens never reach a log: uvicorn logs a websocket's path *with* its query
 string (``/ws/games/ID?token=...``), so a filter on the handlers rewrites any
@@ -29,6 +31,23 @@ request_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar(
 game_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "canopy_game_id", default=None
 )
+
+
+def background_context(game_id: str | None = None) -> contextvars.Context:
+    """The context for work that outlives the request or websocket that started it (a
+    background task, a signal's callback): a copy of the current one without the request
+    id, and with the id of the game the work is for (None: server-wide work).
+
+    Tasks and loop callbacks copy the context they are created in, so without this a
+    task spawned by one request logs that request's id long after it ended, the next
+    queued game is admitted under the id of the game that freed the slot, and a signal
+    handler that happens to interrupt a request stamps its lines with that request's id.
+    """
+    ctx = contextvars.copy_context()
+    ctx.run(request_id_var.set, None)
+    ctx.run(game_id_var.set, game_id)
+    return ctx
+
 
 _TOKEN = re.compile(r"(token\"?\s*[=:]\s*\"?)[^&\s\"',;}]+", re.IGNORECASE)
 REDACTED = "[redacted]"

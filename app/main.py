@@ -24,6 +24,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.games import ControllerFactory, GameService
 from app.limits import WindowLimiter
+from app.logs import background_context
 from app.middleware import HardeningMiddleware
 from app.routes import api, inside, pages, ws
 from app.settings import Settings
@@ -67,7 +68,12 @@ def create_app(
         loop = asyncio.get_running_loop()
 
         def on_signal() -> None:  # called from the signal handler (app.server)
-            loop.call_soon_threadsafe(lambda: service.spawn(_stop_searches(service, "signal")))
+            # The handler runs inside whatever the loop was doing, maybe a request: the
+            # callback gets a context of its own, not that request's ids.
+            loop.call_soon_threadsafe(
+                lambda: service.spawn(_stop_searches(service, "signal")),
+                context=background_context(),
+            )
 
         app.state.on_signal = on_signal
         if settings.warmup:

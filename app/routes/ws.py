@@ -45,24 +45,29 @@ async def game_socket(websocket: WebSocket, game_id: str, token: str | None = No
     service = websocket.app.state.service
     settings = service.settings
     state = websocket.app.state
-    game_id_var.set(game_id[:40])
-    await websocket.accept()
-    if state.ws_open >= settings.max_connections:
-        await _refuse(websocket, "too_many_connections", "the server is full; try again later")
-        return
+    id_token = game_id_var.set(game_id[:40])
     try:
-        game: LiveGame = await service.load(game_id)
-    except GameNotFoundError:
-        await _refuse(websocket, "not_found", f"no game with id {game_id[:40]!r}", CLOSE_NOT_FOUND)
-        return
-    except CanopyError as exc:  # too many games open, the database down, shutting down
-        await _refuse(websocket, exc.code, str(exc))
-        return
-    state.ws_open += 1
-    try:
-        await _serve(websocket, service, game, token)
+        await websocket.accept()
+        if state.ws_open >= settings.max_connections:
+            await _refuse(websocket, "too_many_connections", "the server is full; try again later")
+            return
+        try:
+            game: LiveGame = await service.load(game_id)
+        except GameNotFoundError:
+            await _refuse(
+                websocket, "not_found", f"no game with id {game_id[:40]!r}", CLOSE_NOT_FOUND
+            )
+            return
+        except CanopyError as exc:  # too many games open, the database down, shutting down
+            await _refuse(websocket, exc.code, str(exc))
+            return
+        state.ws_open += 1
+        try:
+            await _serve(websocket, service, game, token)
+        finally:
+            state.ws_open -= 1
     finally:
-        state.ws_open -= 1
+        game_id_var.reset(id_token)  # like the request id (middleware): not past the socket
 
 
 async def _refuse(
