@@ -69,6 +69,46 @@ def visible_node(page: Any, *, min_size: float = 6.0) -> Any:
     return best[0]
 
 
+def q_line(card: Any) -> str:
+    """The node card's Q entry."""
+    facts = card.locator(".node-facts")
+    terms = facts.locator("dt").all_text_contents()
+    return str(facts.locator("dd").nth(terms.index("Q")).inner_text())
+
+
+def q_text(info: dict[str, Any]) -> str:
+    """Q as the card should put it: for White, and for the mover only when that is Black."""
+    white = f"{info['q_white']:.3f} for White"
+    if info["mover"] == "white":
+        return white
+    return f"{white} · {info['q']:.3f} for Black, who moved here"
+
+
+def overlaps(a: dict[str, float], b: dict[str, float]) -> bool:
+    """Whether two bounding boxes share any area."""
+    return (
+        a["x"] < b["x"] + b["width"]
+        and b["x"] < a["x"] + a["width"]
+        and a["y"] < b["y"] + b["height"]
+        and b["y"] < a["y"] + a["height"]
+    )
+
+
+def show_from_the_top(page: Any, selector: str, width: int) -> None:
+    """Make the window just tall enough for the page from its header down to the bottom of
+    ``selector``, scrolled to the top: a picture with the header, the tabs, the board and
+    the whole view, cut through nothing."""
+    page.set_viewport_size({"width": width, "height": 2400})
+    page.wait_for_timeout(200)
+    bottom = page.evaluate(
+        f"Math.ceil(document.querySelector('{selector}').getBoundingClientRect().bottom"
+        " + window.scrollY)"
+    )
+    page.set_viewport_size({"width": width, "height": bottom + 12})
+    page.evaluate("window.scrollTo(0, 0)")
+    page.wait_for_timeout(300)  # the board redraws at its new size
+
+
 def test_the_tree_view_draws_nodes_and_a_click_opens_node_details(server, page) -> None:
     # uct-minimax scores leaves by a small minimax search, so Q (the colour) varies.
     game = api_create(
@@ -118,15 +158,30 @@ def test_the_tree_view_draws_nodes_and_a_click_opens_node_details(server, page) 
         sel = info["selection"]
         assert sel["exploit"] + sel["explore"] == pytest.approx(sel["score"], abs=1e-3)
         assert f"{sel['score']:.3f}" in card.locator(".node-formula").inner_text()
+    # Q once, for White; the mover's view too only when the mover is the other side.
+    assert q_line(card) == q_text(info)
     assert page.locator("#tree-area g.tnode.selected").count() == 1
     page.mouse.move(5, 5)  # no tooltip in the picture
+    page.wait_for_timeout(300)
+    # The card is opaque, clear of the node it describes, and nothing of it is cut off.
+    assert card.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(251, 250, 246)"
+    assert not overlaps(
+        card.bounding_box(), page.locator("#tree-area g.tnode.selected").bounding_box()
+    )
+    assert card.evaluate("e => e.scrollHeight <= e.clientHeight")
+    assert card.bounding_box()["y"] + card.bounding_box()["height"] <= 800
     screenshot(page, "tree-view.png")
-    # Walk down: a child chip selects the child.
+    # Walk down: a child chip selects the child (Black moved into it: two views of Q).
     chips = card.locator(".child-chips button")
     if chips.count():
         child = int(chips.first.get_attribute("data-id"))
         chips.first.click()
         page.wait_for_function(selected_info(child))
+        info = page.evaluate("window.canopy.state.inside.nodeInfo")
+        assert info["mover"] == "black" and q_line(card) == q_text(info)
+        selected = page.locator("#tree-area g.tnode.selected")
+        if selected.count():  # (a child outside the drawn top 100 is not drawn)
+            assert not overlaps(card.bounding_box(), selected.bounding_box())
 
 
 def test_the_tree_view_follows_a_running_search(server, page) -> None:
@@ -201,11 +256,18 @@ def test_step_mode_shows_the_four_phases_with_their_numbers(server, page) -> Non
     page.wait_for_selector("#phases .phase[data-phase=backpropagation].active")
     page.click(".phase-chip[data-phase='0']")
     page.wait_for_selector("#phases .phase[data-phase=selection].active")
-    assert page.locator("#overlay-banner").is_visible() or not step["path"]
-    page.set_viewport_size({"width": 1280, "height": 1500})  # all four phases in view
+    # The caption of the board's picture is under the board, never over its pieces.
+    banner = page.locator("#overlay-banner")
+    assert banner.is_visible() or not step["path"]
+    if step["path"]:
+        board = page.locator("cg-board").bounding_box()
+        box = banner.bounding_box()
+        assert box["y"] >= board["y"] + board["height"]
+        assert not page.locator("#status").is_visible()  # it has the status line's place
     page.mouse.move(5, 5)
+    show_from_the_top(page, "#panel-step", 1280)  # all four phases in view
     screenshot(page, "step-mode.png")
-    # On a projector: large type, the wide layout, 1920×1080.
+    # On a projector: large type and the wide layout, 1920 wide.
     page.set_viewport_size({"width": 1920, "height": 1080})
     page.keyboard.press("l")
     page.click(".wide-toggle")
@@ -213,7 +275,12 @@ def test_step_mode_shows_the_four_phases_with_their_numbers(server, page) -> Non
     page.wait_for_selector("#phases .phase[data-phase=simulation].active")
     page.mouse.move(5, 5)
     page.wait_for_timeout(700)  # the page scrolls the active phase into view
+    show_from_the_top(page, "#panel-step", 1920)
     screenshot(page, "step-projector.png")
+    # Esc shows the game again, and the status line with it.
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#status", state="visible")
+    assert banner.is_hidden()
 
 
 def test_step_mode_shows_the_bfms_overwrite_rule(server, page) -> None:
@@ -291,6 +358,12 @@ def test_race_mode_shows_two_tables_side_by_side(server, page) -> None:
     verdict = page.locator(".race-verdict").inner_text()
     assert ("Agree" in verdict) == race["agree"]
     assert "Qxf7#" in page.locator(".race-side.side-a .race-best").inner_text()
+    # The game's search did not take part: its summary says so instead of showing dashes.
+    note = page.locator("#summary-note")
+    assert note.is_visible() and "race" in note.inner_text()
+    assert page.locator("#summary").evaluate("e => getComputedStyle(e).visibility") == "hidden"
+    page.mouse.move(5, 5)
+    show_from_the_top(page, "#panel-race", 1280)  # both tables whole
     screenshot(page, "race.png")
 
 

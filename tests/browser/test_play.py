@@ -123,7 +123,19 @@ def test_a_whole_knight_chess_game_against_the_engine_through_the_board(server, 
         click_move(page, greedy_move(state, random.Random(ply)))
         page.wait_for_function(f"() => Number(document.body.dataset.ply) > {ply}")
         state = human_turn(page)
-    screenshot(page, "knight-chess.png")
+    # The picture: the engine thinking about the human's position (Analyse), table filled,
+    # on a wide screen where the game's cards sit beside the table.
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    page.keyboard.press("Space")
+    page.wait_for_function(
+        "() => Number(document.body.dataset.iterations) >= 3000"
+        " && document.querySelectorAll('#root-body tr').length >= 8",
+        timeout=30_000,
+    )
+    page.mouse.move(5, 5)
+    screenshot(page, "knight-chess.png", full_page=True)  # the game's cards whole
+    page.keyboard.press("Space")
+    state = human_turn(page)
     final = play_through_the_board(page, random.Random(5), max_plies=201)
     rendered(page)
     assert final["result"] in ("1-0", "0-1", "1/2-1/2")

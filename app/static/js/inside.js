@@ -9,10 +9,10 @@
 import { $, h, isTyping, setText, toast } from "./dom.js";
 import { createCharts, createHistory, recordStats } from "./charts.js";
 import { stepsExportControl, treeExportControl } from "./export.js";
-import { createNodeCard } from "./nodecard.js";
+import { createNodeCard, moverAt, qText } from "./nodecard.js";
 import { qGradient } from "./notation.js";
 import { createRaceView, raceShapes } from "./race.js";
-import { sideName, samePosition } from "./state.js";
+import { isLive, sideName, samePosition } from "./state.js";
 import { PHASE_TITLES, buildStep, highlight, overlay, stepNotes, stepParams, stepSummary } from "./step.js";
 import { createThreadsView } from "./threads.js";
 import { LAYOUTS, createTreeView, decodeTree } from "./tree.js";
@@ -151,7 +151,11 @@ export function createInside({ getState, send, scheduleRender }) {
     ),
     h("div", { class: "tree-stage" }, treeArea, treeEmpty, nodeBox),
   );
-  const treeView = createTreeView(treeArea, { onSelect: selectNode, layout: layoutSelect.value });
+  const qLabel = (n, depth) => {
+    const game = getState().game;
+    return qText(game ? game.game : "chess", n.q_white, n.q, moverAt(game ? game.fen : null, depth));
+  };
+  const treeView = createTreeView(treeArea, { onSelect: selectNode, layout: layoutSelect.value, qLabel });
   layoutSelect.addEventListener("change", () => {
     localStorage.setItem(LAYOUT_KEY, layoutSelect.value);
     treeView.setLayout(layoutSelect.value);
@@ -175,6 +179,7 @@ export function createInside({ getState, send, scheduleRender }) {
     scheduleRender();
   }
 
+  let revealed = null; // the selected node last brought into view
   let nodeTimer = null;
   let nodeAsked = 0;
   function requestNode() {
@@ -222,7 +227,7 @@ export function createInside({ getState, send, scheduleRender }) {
     h("div", { class: "step-stage" }, miniTreeArea, h("div", { class: "step-history-box" }, h("h4", {}, "Steps so far"), historyList)),
     phaseGrid,
   );
-  const miniTree = createTreeView(miniTreeArea, { onSelect: (id) => { setTab("tree"); selectNode(id); }, layout: "down" });
+  const miniTree = createTreeView(miniTreeArea, { onSelect: (id) => { setTab("tree"); selectNode(id); }, layout: "down", qLabel });
   stepButton.addEventListener("click", () => send({ type: "search", action: "step" }));
   autoButton.addEventListener("click", () => (auto ? stopAuto() : startAuto()));
   replayButton.addEventListener("click", () => I.step && animate());
@@ -392,10 +397,13 @@ export function createInside({ getState, send, scheduleRender }) {
       panels[key].hidden = !active;
     }
     document.body.dataset.tab = I.tab;
+    // The caption says what the board shows while it shows a step phase (board.js draws
+    // the overlay only on the live position, without a row preview); below the board,
+    // so no piece is hidden.
     const banner = $("overlay-banner");
-    const caption = st.view.overlay && st.view.overlay.caption && st.view.overlay.fen !== undefined ? st.view.overlay.caption : null;
+    const caption = st.view.overlay && st.view.overlay.caption && isLive(st) && !st.view.hover ? st.view.overlay.caption : null;
     banner.hidden = !(caption && I.tab === "step");
-    if (caption) setText($("overlay-text"), `Step, phase ${I.phase + 1}: ${caption}`);
+    if (caption) setText($("overlay-text"), `Phase ${I.phase + 1} of 4 · ${caption}`);
     const gameName = game ? game.game : "chess";
     if (I.tab === "tree") renderTree(st, gameName);
     else if (I.tab === "step") renderStep(st, gameName);
@@ -432,9 +440,6 @@ export function createInside({ getState, send, scheduleRender }) {
     );
     setText(treeInfo, has && stats ? `· ${I.tree.length} of ${stats.nodes.toLocaleString("en-US")} nodes${stats.threads > 1 ? " (thread 0's tree)" : ""}` : "");
     treeView.render({ key: I.treeKey, nodes: I.tree, selected: I.selected, highlight: null });
-    // The card covers one side of the tree: the side away from the selected node.
-    const at = I.selected === null ? null : treeView.nodeScreen(I.selected);
-    nodeBox.classList.toggle("left", !!at && at[0] > treeArea.clientWidth / 2);
     const node = I.selected === null ? null : I.tree.find((n) => n.id === I.selected) || null;
     const parent = node ? I.tree.find((n) => n.id === node.parent) : null;
     nodeCard.render({
@@ -445,6 +450,13 @@ export function createInside({ getState, send, scheduleRender }) {
       parentVisits: parent ? parent.visits : I.nodeInfo && I.nodeInfo.selection ? I.nodeInfo.selection.parent_visits : null,
       orientation: st.view.orientation,
     });
+    // The card lies over the tree's right-hand side: the tree keeps to the rest, and a
+    // newly selected node is brought out from under it.
+    treeView.setInset(nodeBox.hidden ? 0 : nodeBox.offsetWidth + 16);
+    if (I.selected !== revealed) {
+      revealed = I.selected;
+      if (I.selected !== null) treeView.reveal(I.selected);
+    }
   }
 
   function renderStep(st, gameName) {

@@ -151,7 +151,7 @@ function renderHeader() {
   const legend = $("legend");
   legend.hidden = !(game && game.game === "knight");
   if (game && game.game === "knight") {
-    setText(legend, "Knight chess in its original colours: the first mover's knights are black, the second mover's pink.");
+    setText(legend, "Original colours: the first mover's knights black, the second's pink.");
   }
 }
 

@@ -10,6 +10,24 @@ import { h, setText } from "./dom.js";
 import { count, fixed, formatLine, percent, signed } from "./notation.js";
 import { sideName } from "./state.js";
 
+/** Who made the move into a node at `depth` below the root of `rootFen` (null: unknown, or the root). */
+export function moverAt(rootFen, depth) {
+  if (!rootFen || !depth) return null;
+  const rootTurn = rootFen.split(" ")[1] === "b" ? "black" : "white";
+  return depth % 2 === 1 ? rootTurn : rootTurn === "white" ? "black" : "white";
+}
+
+/**
+ * Q with its point of view: always for White (the tree's colour scale), and for the
+ * mover as well only when that is the other side, e.g. "0.229 for White · 0.771 for
+ * Black, who moved here" — never the same number twice.
+ */
+export function qText(game, qWhite, q, mover) {
+  const white = `${fixed(qWhite)} for ${sideName(game, "white")}`;
+  if (!mover || mover === "white") return white;
+  return `${white} · ${fixed(q)} for ${sideName(game, mover)}, who moved here`;
+}
+
 export function createNodeCard(container, { onSelect, onClose }) {
   const boardEl = h("div", { class: "mini-board" });
   const title = h("h3", { class: "node-title" });
@@ -22,7 +40,9 @@ export function createNodeCard(container, { onSelect, onClose }) {
   const status = h("span", { class: "hint node-status" });
   container.replaceChildren(
     h("div", { class: "node-head" }, title, h("span", { class: "node-actions" }, up, close)),
-    h("div", { class: "node-grid" }, h("div", { class: "mini-wrap" }, boardEl, status), h("div", { class: "node-text" }, facts, formula, pv)),
+    h("div", { class: "node-grid" }, h("div", { class: "mini-wrap" }, boardEl, status), facts),
+    formula,
+    pv,
     kids,
   );
   // Made on first use: a chessground inside a hidden tab would be laid out at size 0.
@@ -46,15 +66,17 @@ export function createNodeCard(container, { onSelect, onClose }) {
     const visits = fresh ? fresh.visits : node.visits;
     const q = fresh ? fresh.q : node.q;
     const qWhite = fresh ? fresh.q_white : node.q_white;
-    const mover = fresh && fresh.mover ? sideName(game, fresh.mover) : "the mover";
+    const depth = fresh ? fresh.depth : node.depth;
+    const moverColor = fresh && fresh.mover ? fresh.mover : moverAt(rootFen, depth);
+    const mover = moverColor ? sideName(game, moverColor) : "the mover";
     const rows = [
-      ["N (visits)", `${count(visits)}${parentVisits ? ` · ${percent(visits / Math.max(1, parentVisits), 1)} of its parent` : ""}`],
+      ["N (visits)", `${count(visits)}${parentVisits ? ` (${percent(visits / Math.max(1, parentVisits), 1)} of parent)` : ""}`],
     ];
     if (id !== 0) {
-      rows.push(["Q", `${fixed(q)} for ${mover} · ${fixed(qWhite)} for ${sideName(game, "white")}`]);
+      rows.push(["Q", qText(game, qWhite, q, moverColor)]);
       if (fresh) rows.push(["eval", `${signed(fresh.eval, 3)} for ${mover}`]);
     }
-    rows.push(["depth", String(fresh ? fresh.depth : node.depth)]);
+    rows.push(["depth", String(depth)]);
     if (fresh) {
       rows.push(["children", `${fresh.children_total}${fresh.legal_moves !== null ? ` of ${fresh.legal_moves} legal moves` : ""}`]);
       if (fresh.terminal) rows.push(["game over", fresh.outcome > 0 ? `${mover} won` : fresh.outcome < 0 ? `${mover} lost` : "draw"]);
@@ -65,7 +87,7 @@ export function createNodeCard(container, { onSelect, onClose }) {
       const c = sel.params.c ?? sel.params.C;
       const exploit = sel.rule === "bfms" ? "eval" : "Q/N";
       formula.replaceChildren(
-        h("span", { class: "hint" }, `${sel.formula} — as its parent sees it (N_parent = ${count(sel.parent_visits)}${c !== undefined ? `, c = ${fixed(c, 2)}` : ""}):`),
+        h("span", { class: "hint" }, `${sel.formula} — as its parent sees it, for ${mover} (N_parent = ${count(sel.parent_visits)}${c !== undefined ? `, c = ${fixed(c, 2)}` : ""}):`),
         h("br"),
         sel.score === null
           ? h("strong", {}, "∞ — never visited, so it will be tried before any sibling is tried twice")
@@ -78,7 +100,7 @@ export function createNodeCard(container, { onSelect, onClose }) {
       const line = formatLine(fresh.pv_san.slice(0, 16), fresh.fen);
       pv.replaceChildren(h("span", { class: "hint" }, "expected line from here: "), line || "— (no visited child yet)");
       kids.replaceChildren(
-        h("p", { class: "hint" }, fresh.children.length ? `Children, most visited first (click one to go down):` : ""),
+        h("p", { class: "hint" }, fresh.children.length ? `Children, most visited first: N · Q for ${sideName(game, fresh.fen.split(" ")[1] === "b" ? "black" : "white")} (click one to go down)` : ""),
         h(
           "div",
           { class: "child-chips" },
@@ -87,7 +109,7 @@ export function createNodeCard(container, { onSelect, onClose }) {
               "button",
               { type: "button", class: "chip child", dataset: { id: String(k.id) }, onclick: () => onSelect(k.id), title: k.score === null ? "unvisited: UCB ∞" : `score ${fixed(k.score)} = ${fixed(k.exploit)} + ${fixed(k.explore)}` },
               h("strong", {}, k.san),
-              ` N ${count(k.visits)} · Q ${fixed(k.q, 2)}`,
+              ` ${count(k.visits)} · ${fixed(k.q, 2)}`,
             ),
           ),
         ),

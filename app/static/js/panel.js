@@ -4,7 +4,7 @@
 // not flicker and keeps the row under the mouse.
 
 import { $, formatBytes, formatCount, formatMs, h, setText } from "./dom.js";
-import { engineLabel, scoreLabel, searchPhrase, sortedRows } from "./state.js";
+import { engineLabel, isPlayer, samePosition, scoreLabel, searchPhrase, sortedRows } from "./state.js";
 
 const COLUMNS = [
   { key: "san", label: "Move", title: "The root move (SAN)", numeric: false },
@@ -32,6 +32,7 @@ export function createPanel({ getState, onSort, onHover }) {
   const body = $("root-body");
   const empty = $("root-empty");
   const summary = $("summary");
+  const summaryNote = $("summary-note");
   const pvLine = $("pv-line");
   const stateEl = $("search-state");
   const rows = new Map(); // move → { tr, cells }
@@ -133,6 +134,11 @@ export function createPanel({ getState, onSort, onHover }) {
 
   function renderSummary(s) {
     const st = s.stats;
+    // No search of this position, and none starting: a sentence instead of a row of dashes.
+    const note = st ? null : idleNote(s);
+    summaryNote.hidden = note === null;
+    summary.classList.toggle("unused", note !== null);
+    if (note !== null) setText(summaryNote, note);
     const pool = st ? st.pool : null;
     const set = (key, text) => setText(summaryCells[key], text);
     set("iterations", st ? st.iterations.toLocaleString("en-US") : "–");
@@ -151,6 +157,24 @@ export function createPanel({ getState, onSort, onHover }) {
   }
 
   return { render };
+}
+
+/** What the summary says while the game's search has nothing for this position (null: it is about to). */
+function idleNote(s) {
+  const game = s.game;
+  if (!game) return s.gameId ? "Connecting to the game…" : "No game yet: New game (N) starts one.";
+  if (game.search.status !== "idle") return null; // running or queued: its numbers are on their way
+  const race = s.inside && s.inside.tab === "race" ? s.inside.race : null;
+  if (race && samePosition(race.fen, game.fen)) {
+    return race.running
+      ? "The race runs its own two searches: follow them in the tables below."
+      : "The race ran its own two searches: their numbers are in the tables below.";
+  }
+  if (game.result) return "The game is over: there is nothing left to search.";
+  if (!isPlayer(s)) return "No search of this position yet.";
+  const engineTurn = !(game.human === "both" || game.human === game.turn);
+  if (engineTurn && game.search.paused) return "The engine is paused: Space resumes its search, S runs one iteration.";
+  return "No search of this position yet: Analyse (Space) to search it, or Step (S) for one iteration.";
 }
 
 function fixed(x, digits) {

@@ -82,7 +82,11 @@ export const LAYOUTS = [
   ["radial", "radial"],
 ];
 
-export function createTreeView(container, { onSelect, layout = "down", labels = true, tooltip = true } = {}) {
+/**
+ * `qLabel(node, depth)`: Q with its point of view for the tooltip (the page knows the
+ * game's side names and the root's side to move; the view does not).
+ */
+export function createTreeView(container, { onSelect, layout = "down", labels = true, tooltip = true, qLabel = null } = {}) {
   const svg = svgEl("svg", { class: "tree-svg", role: "img", "aria-label": "Search tree" });
   const viewport = svgEl("g", { class: "viewport" });
   const linkLayer = svgEl("g", { class: "links" });
@@ -108,6 +112,7 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
   let pending = null; // a newer tree waiting for its turn (see render)
   let timer = null;
   let lastDraw = 0;
+  let inset = 0; // px on the right that a card covers: fitting and revealing use the rest
 
   const zoomer = zoom()
     .scaleExtent([0.05, 6])
@@ -182,7 +187,7 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
     tip.replaceChildren(
       h("strong", {}, line || "the root position"),
       h("span", {}, `N ${count(n.visits)}${parentVisits ? ` (${((100 * n.visits) / Math.max(1, parentVisits)).toFixed(1)}% of its parent)` : ""}`),
-      d.parent ? h("span", {}, `Q ${fixed(n.q)} for the mover · ${fixed(n.q_white)} for White`) : null,
+      d.parent ? h("span", {}, `Q ${qLabel ? qLabel(n, d.depth) : `${fixed(n.q_white)} for White`}`) : null,
       n.terminal ? h("span", {}, "game over here") : null,
       h("span", { class: "hint" }, "click for details"),
     );
@@ -445,7 +450,7 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
   function fit(user = true) {
     if (user) autoFit = true;
     if (!bounds) return;
-    const w = svg.clientWidth || container.clientWidth || 600;
+    const w = freeWidth();
     const hgt = svg.clientHeight || container.clientHeight || 400;
     const bw = Math.max(1, bounds.maxX - bounds.minX);
     const bh = Math.max(1, bounds.maxY - bounds.minY);
@@ -478,6 +483,36 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
     select(svg).call(zoomer.transform, zoomIdentity.translate(tx, ty).scale(k));
   }
 
+  function freeWidth() {
+    const w = svg.clientWidth || container.clientWidth || 600;
+    return Math.max(Math.min(w, 160), w - inset);
+  }
+
+  /**
+   * Keep clear of a card over the view's right-hand `px`: the tree is fitted to the
+   * rest (while following), or else the selected node is brought out from under it.
+   */
+  function setInset(px) {
+    if (Math.abs(px - inset) < 1) return;
+    inset = px;
+    if (autoFit) fit(false);
+    if (model && model.selected !== null && model.selected !== undefined) reveal(model.selected);
+  }
+
+  /** Pan (no zoom) so node `id` is in the free part of the view, if it is not already. */
+  function reveal(id) {
+    const at = nodeScreen(id);
+    if (!at) return;
+    const w = freeWidth();
+    const hgt = svg.clientHeight || container.clientHeight || 400;
+    const margin = 40;
+    const dx = at[0] < margin || at[0] > w - margin ? w / 2 - at[0] : 0;
+    const dy = at[1] < margin || at[1] > hgt - margin ? hgt / 2 - at[1] : 0;
+    if (!dx && !dy) return;
+    autoFit = false; // the view now shows what the user picked: Fit follows the tree again
+    select(svg).call(zoomer.translateBy, dx / transform.k, dy / transform.k);
+  }
+
   function zoomBy(factor) {
     autoFit = false;
     select(svg).call(zoomer.scaleBy, factor);
@@ -503,6 +538,8 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
     zoomBy,
     setLayout,
     nodeScreen,
+    setInset,
+    reveal,
     get layout() {
       return mode;
     },
