@@ -42,7 +42,7 @@ from engine.uci.timeman import Clock, Plan, plan_clock, plan_movetime
 ENGINE_NAME = "Canopy"
 ENGINE_AUTHOR = "the Canopy authors"
 INFO_INTERVAL = 0.1  # seconds between controller snapshots
-FAST_INFO_INTERVAL = 0.01  # ... while a depth or mate limit is watched
+FAST_INFO_INTERVAL = 0.01  # ... while an MCTS depth limit or a mate limit is watched
 PRINT_INTERVAL = 0.5  # seconds between info lines (sooner when the best move changes)
 PRINT_MIN_GAP = 0.1
 POLL = 0.005  # supervisor tick
@@ -185,6 +185,8 @@ class UciEngine:
         self._last_best: str | None = None
         self._best_changed_at = 0.0
         self._searchmoves: list[str] = []
+        # the last `go depth` (None: none), kept by isready so preparing does not reconfigure
+        self._depth_cap: int | None = None
         self._reset_position()
 
     # ------------------------------------------------------------ input
@@ -294,6 +296,7 @@ class UciEngine:
         position = self._claimable(position)
         self._searchmoves = self._legal_subset(position.board, go.searchmoves)
         plan, flexible = self._plan(go, position)
+        self._depth_cap = go.depth
         try:
             controller = self._sync(position, plan.soft_ms if plan is not None else None)
         except CanopyError as exc:
@@ -304,8 +307,10 @@ class UciEngine:
         if go.nodes:
             mcts = controller.algorithm.mcts
             limits["iterations" if mcts else "nodes"] = go.nodes
-        # depth and mate limits are checked on snapshots: publish them more often
-        controller.info_interval = FAST_INFO_INTERVAL if go.depth or go.mate else INFO_INTERVAL
+        # MCTS depth and mate limits are checked on snapshots: publish them more often
+        # (alphabeta's depth limit is its own max_depth, see _settings)
+        watched = go.mate or (go.depth and controller.algorithm.mcts)
+        controller.info_interval = FAST_INFO_INTERVAL if watched else INFO_INTERVAL
         self._stop_event.clear()
         self._ponderhit_event.clear()
         self._last_info = None
@@ -440,19 +445,33 @@ class UciEngine:
         self._ctrl_root = None
 
     # ------------------------------------------------------------ controller
-    def _settings(self) -> tuple[str, dict[str, Any], int, int]:
+    def _settings(self, game: str) -> tuple[str, dict[str, Any], int, int]:
+        """Algorithm, parameters, threads and seed for the next search in ``game``.
+
+        ``go depth N`` on ``alphabeta`` lowers its ``max_depth`` to N for that
+        search, so iterative deepening itself ends right after completing depth
+        N and the last ``info`` and the ``bestmove`` come from depth N. Watching
+        the snapshots instead overshot (``go depth 2`` reported depth 4), as a
+        shallow iteration takes well under a snapshot interval. Changing
+        ``max_depth`` reconfigures the controller, which drops the transposition
+        table — only when the cap changes between two searches, never within a
+        game played at a fixed depth.
+        """
         algorithm = self.options["Algorithm"]
         cls = get_algorithm(algorithm)
         params = self.options.params_for(algorithm)
         threads = self.options["Threads"] if cls.mcts else 1
         if algorithm == "alphabeta":
             params["hash_mb"] = self.options["Hash"]
+            if self._depth_cap is not None:
+                own = cls.validate(params, game)["max_depth"]
+                params["max_depth"] = min(own, self._depth_cap)
         return algorithm, params, threads, self.options["Seed"]
 
     def _sync(self, position: _Position, budget_ms: float | None = None) -> SearchController:
         """The controller, set to the current settings and ``position`` (reusing the tree
         when that is worth it for a search of ``budget_ms``)."""
-        algorithm, params, threads, seed = self._settings()
+        algorithm, params, threads, seed = self._settings(position.game)
         if threads != self.options["Threads"]:
             self._say(f"{algorithm} is single-threaded; Threads ignored")
         budget = self.options["NodeBudget"]
@@ -575,6 +594,7 @@ class UciEngine:
             pondering = go.ponder
             wait_for_stop = go.infinite or go.ponder
             single_reply = board.legal_moves.count() == 1
+            shown = False  # the result of a search that ended while we wait for stop
             while not self._stop_event.is_set():
                 controller.wait(POLL)
                 finished = not controller.running
@@ -585,6 +605,10 @@ class UciEngine:
                     plan, flexible = self._ponder_plan(go, board)
                 if finished:
                     if wait_for_stop:
+                        if not shown:
+                            # e.g. `go infinite depth 3`: show the result now, not at `stop`
+                            self._emit_info(controller.info())
+                            shown = True
                         self._stop_event.wait(POLL)
                         continue
                     break
@@ -630,7 +654,9 @@ class UciEngine:
         return leader - runner_up > remaining
 
     def _limit_reached(self, go: GoRequest, info: SearchInfo) -> bool:
-        if go.depth and _uci_depth(info) >= go.depth:
+        # alphabeta's depth limit is its max_depth (it ends by itself); MCTS's is the
+        # mean depth of the tree, which only the snapshots show
+        if go.depth and info.algorithm != "alphabeta" and _uci_depth(info) >= go.depth:
             return True
         if go.mate and info.moves:
             score = move_score(info.algorithm, info.moves[0])

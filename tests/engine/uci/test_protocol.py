@@ -126,7 +126,7 @@ def test_depth_limit_for_alphabeta_and_for_mcts(uci: Session) -> None:
     uci.send("setoption name Algorithm value alphabeta", "position startpos", "go depth 4")
     uci.bestmove()
     depths = [int(line.split()[2]) for line in uci.lines if line.startswith("info depth")]
-    assert depths and depths[-1] >= 4 and max(depths) <= 5
+    assert depths and depths[-1] == 4 and max(depths) == 4
     uci.clear()
     uci.send("setoption name Algorithm value bfms", "go depth 3")
     uci.bestmove()
@@ -188,3 +188,91 @@ def test_info_lines_are_throttled(uci: Session) -> None:
     uci.bestmove(timeout=10)
     infos = [line for line in uci.lines if line.startswith("info depth")]
     assert 2 <= len(infos) <= 16  # a few a second, not one per snapshot
+
+
+def info_field(line: str, name: str) -> int:
+    """The number after ``name`` in an ``info`` line."""
+    tokens = line.split()
+    return int(tokens[tokens.index(name) + 1])
+
+
+def last_info(uci: Session) -> str:
+    return [line for line in uci.lines if line.startswith("info depth")][-1]
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_go_depth_on_alphabeta_ends_right_after_that_depth(uci: Session, depth: int) -> None:
+    # A shallow iteration takes well under a snapshot interval, so a limit watched on
+    # snapshots overshot (go depth 2 reported depth 4); deepening must end at N itself.
+    uci.send("setoption name Algorithm value alphabeta", "position startpos", "isready")
+    uci.send(f"go depth {depth}")
+    best, _ = uci.bestmove()
+    infos = [line for line in uci.lines if line.startswith("info depth")]
+    assert [info_field(line, "depth") for line in infos][-1] == depth
+    assert max(info_field(line, "depth") for line in infos) == depth
+    assert infos[-1].split(" pv ")[1].split()[0] == best, "bestmove is depth N's best move"
+
+
+def test_go_depth_after_a_deeper_search_of_the_same_position_reports_that_depth(
+    uci: Session,
+) -> None:
+    uci.send("setoption name Algorithm value alphabeta", "position startpos", "isready")
+    uci.send("go movetime 150")
+    uci.bestmove()
+    assert info_field(last_info(uci), "depth") > 2
+    uci.clear()
+    uci.send("position startpos", "go depth 2")
+    uci.bestmove()
+    assert info_field(last_info(uci), "depth") == 2
+    uci.clear()
+    uci.send("position startpos", "go movetime 100")  # the cap is for one search only
+    uci.bestmove()
+    assert info_field(last_info(uci), "depth") > 2
+
+
+def test_a_lower_max_depth_option_wins_over_go_depth(uci: Session) -> None:
+    uci.send(
+        "setoption name Algorithm value alphabeta",
+        "setoption name alphabeta.max_depth value 2",
+        "position startpos",
+        "go depth 5",
+    )
+    uci.bestmove()
+    assert info_field(last_info(uci), "depth") == 2
+
+
+@pytest.mark.parametrize("nodes", [50, 500, 1500, 5000])
+def test_go_nodes_on_alphabeta_searches_exactly_that_many_nodes(uci: Session, nodes: int) -> None:
+    # The kernel polls its node limit every 1024 nodes; go nodes 500 used to search 1,132.
+    uci.send("setoption name Algorithm value alphabeta", "position startpos", "isready")
+    uci.send(f"go nodes {nodes}")
+    best, _ = uci.bestmove()
+    assert info_field(last_info(uci), "nodes") == nodes
+    assert best != "(none)"
+
+
+@pytest.mark.parametrize(("algorithm", "threads"), [("uct", 1), ("uct", 2), ("bfms", 2)])
+def test_go_nodes_on_mcts_runs_exactly_that_many_iterations(
+    uci: Session, algorithm: str, threads: int
+) -> None:
+    uci.send(
+        f"setoption name Algorithm value {algorithm}",
+        f"setoption name Threads value {threads}",
+        "position startpos",
+        "isready",
+    )
+    uci.send("go nodes 501")
+    uci.bestmove()
+    assert info_field(last_info(uci), "nodes") == 501
+
+
+def test_infinite_search_that_reaches_its_depth_shows_it_before_stop(uci: Session) -> None:
+    uci.send("setoption name Algorithm value alphabeta", "position startpos", "isready")
+    uci.send("go infinite depth 3")
+    line = uci.wait("info depth")
+    assert info_field(line, "depth") == 3
+    time.sleep(0.1)
+    assert not any(line.startswith("bestmove") for line in uci.lines), "infinite waits for stop"
+    uci.send("stop")
+    assert uci.lines[-1].startswith("bestmove ")
+    assert info_field(last_info(uci), "depth") == 3
