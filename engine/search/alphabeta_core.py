@@ -230,10 +230,11 @@ def _enter(ctx: tuple, ply: int) -> bool:
 
 @njit(cache=True, nogil=True)
 def _poll(stats: np.ndarray, stop: np.ndarray) -> bool:
-    """Count a node; every 1024 nodes look at the stop flag and the node limit."""
+    """Count a node; stop at the node limit to the node (a UCI ``go nodes`` is exact), and
+    look at the stop flag, which another thread writes, every 1024 nodes."""
     stats[NODES] += 1
-    if (stats[NODES] & 1023) == 0 and (
-        stop[0] != 0 or (stats[NODE_LIMIT] > 0 and stats[NODES] >= stats[NODE_LIMIT])
+    if (stats[NODE_LIMIT] > 0 and stats[NODES] >= stats[NODE_LIMIT]) or (
+        (stats[NODES] & 1023) == 0 and stop[0] != 0
     ):
         stats[ABORTED] = 1
     return stats[ABORTED] != 0

@@ -8,8 +8,7 @@ raised alpha, an upper bound for the rest), its principal variation and the
 nodes spent under it.
 
 Its "iterations" are nodes searched, so an iteration budget is a node budget,
-and it is kept exactly: a search given N nodes stops after N (see
-:data:`POLL_NODES`).
+and it is kept exactly: the kernel stops on the Nth node of a search given N.
 """
 
 from __future__ import annotations
@@ -36,11 +35,6 @@ from engine.search.evaluation import evaluate
 from engine.search.params import ParamSpec
 
 PV_LIMIT = 32
-# The kernel looks at its stop flag and node limit only when its node count is a
-# multiple of this (``alphabeta_core._poll``). :meth:`AlphaBetaWorker.run` starts
-# the count at an offset that puts one of those looks exactly on the node limit,
-# so a node budget is kept to the node instead of overshooting by up to 1023.
-POLL_NODES = 1024
 
 
 class AlphaBetaWorker:
@@ -65,7 +59,6 @@ class AlphaBetaWorker:
         self.pv_lens = np.zeros(n, dtype=np.int64)
         self.completed_depth = 0
         self._nodes_done = 0  # nodes searched in finished calls to search_root
-        self._node_offset = 0  # where the kernel's node count started (see POLL_NODES)
         self._searching = False
         self.seldepth = 0
         child = self.root.copy()
@@ -81,7 +74,7 @@ class AlphaBetaWorker:
     @property
     def iterations(self) -> int:
         """Nodes searched, live while a depth is being searched."""
-        live = int(self.ctx.stats[NODES]) - self._node_offset if self._searching else 0
+        live = int(self.ctx.stats[NODES]) if self._searching else 0
         return self._nodes_done + live
 
     def run(self, max_nodes: int, stop: np.ndarray, depths: int = 1 << 30) -> tuple[int, int]:
@@ -97,11 +90,7 @@ class AlphaBetaWorker:
             depth = self.completed_depth + 1
             if depth > self.params["max_depth"]:
                 return self.iterations - start, EXHAUSTED
-            remaining = max(1, start + max_nodes - self.iterations)
-            offset = -remaining % POLL_NODES
-            ctx.reset_counters(node_limit=offset + remaining)
-            ctx.stats[NODES] = offset
-            self._node_offset = offset
+            ctx.reset_counters(node_limit=max(1, start + max_nodes - self.iterations))
             ctx.states[0] = self.root
             scores = np.zeros_like(self.scores)
             bounds = np.zeros_like(self.bounds)
@@ -113,7 +102,7 @@ class AlphaBetaWorker:
                 scores, bounds, self.nodes, pvs, pv_lens,
             )  # fmt: skip
             self._searching = False
-            self._nodes_done += int(ctx.stats[NODES]) - offset
+            self._nodes_done += int(ctx.stats[NODES])
             self.seldepth = max(self.seldepth, int(ctx.stats[SELDEPTH]))
             if best < 0 or ctx.stats[ABORTED]:
                 return self.iterations - start, STOPPED if stop[0] else DONE
