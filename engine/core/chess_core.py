@@ -75,6 +75,7 @@ SQ = np.array([1 << i for i in range(64)], dtype=np.uint64)
 _CASTLE_EMPTY = np.array([0x60, 0x0E, 0x60 << 56, 0x0E << 56], dtype=np.uint64)
 _CASTLE_SAFE = np.array([(5, 6), (3, 2), (61, 62), (59, 58)], dtype=np.int64)
 _CASTLE_KING = np.array([(4, 6), (4, 2), (60, 62), (60, 58)], dtype=np.int64)
+U100 = np.uint64(100)  # the fifty-move rule, in plies of the halfmove clock
 
 
 # ---------------------------------------------------------------- attacks
@@ -411,6 +412,11 @@ def status(s: np.ndarray, n_legal: int) -> int:
     Priority follows python-chess ``outcome(claim_draw=True)``; repetition is not
     visible in a single state and is left to the caller.
     """
+    # The common case first, in one test: moves to play, a clock short of 100, and a pawn,
+    # rook or queen on the board (so neither side can lack mating material). Every ply of
+    # every playout comes through here; the full checks below cost three times as much.
+    if n_legal and s[HALFMOVE] < U100 and (s[PAWN] | s[ROOK] | s[QUEEN]):
+        return ONGOING
     if n_legal == 0 and in_check(s):
         return CHECKMATE
     if insufficient_material(s):
