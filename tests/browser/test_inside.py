@@ -297,6 +297,21 @@ def test_step_mode_shows_the_bfms_overwrite_rule(server, page) -> None:
     assert "static evaluation" in page.locator("#phases .phase[data-phase=simulation]").inner_text()
 
 
+def test_step_mode_shows_a_playout_cut_off_and_scored_by_the_evaluation(server, page) -> None:
+    game = api_create(
+        server, human="both", algorithm="uct", params={"ply_cap": 6, "at_cap": "eval"}
+    )
+    open_game(page, server, game)
+    tab(page, "step")
+    page.click("#step-once")
+    page.wait_for_function("() => Number(document.body.dataset.steps) >= 1")
+    sim = page.evaluate("window.canopy.state.inside.step.simulation")
+    assert sim["plies"] == 6 and sim["at_cap"] == "eval"
+    text = page.locator("#phases .phase[data-phase=simulation]").inner_text()
+    assert "ply cap cuts it off" in text and "static evaluation" in text
+    assert f"{sim['reward']:.3f}" in text and "(1 + evaluation) / 2" in text
+
+
 def test_the_charts_draw_the_search_over_time(server, page) -> None:
     game = api_create(
         server, human="both", fen=MIDDLEGAME, algorithm="uct-minimax", params={"depth": 2}

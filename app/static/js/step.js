@@ -215,17 +215,30 @@ function simulationPanel(step, ctx) {
   switch (sim.kind) {
     case "playout": {
       const plies = sim.plies ?? (sim.moves || []).length;
+      const played = `plays ${plies} pl${plies === 1 ? "y" : "ies"}`;
+      const evaluated = typeof sim.score === "number"; // cut off by its ply cap, at_cap=eval
+      const how = evaluated
+        ? `${played}; there its ply cap cuts it off and the static evaluation scores the position it reached:`
+        : sim.status === "ply limit"
+          ? `${played} and stops at its ply cap, which the rules score:`
+          : `${played} to the end of the game:`;
       return [
-        h("p", { class: "lede" }, `From ${leafLine}, a playout (policy “${sim.policy}”) plays ${plies} pl${plies === 1 ? "y" : "ies"} to the end of the game:`),
+        h("p", { class: "lede" }, `From ${leafLine}, a playout (policy “${sim.policy}”) ${how}`),
         h("p", { class: "playout" }, formatLine(sim.san || [], step.leaf_fen, { max: 60 }) || "(no moves: the game was already over)"),
         sim.moves_trimmed ? h("p", { class: "hint" }, `… ${sim.moves_trimmed} more plies not shown.`) : null,
         h(
           "dl",
           { class: "facts" },
-          h("dt", {}, "result"),
-          h("dd", {}, h("strong", {}, sim.result), ` (${sim.status})`),
+          ...(evaluated
+            ? [h("dt", {}, "evaluation"), h("dd", {}, h("strong", {}, signed(sim.score, 3)), ` for ${leafMover} (in [−1, 1])`)]
+            : [h("dt", {}, "result"), h("dd", {}, h("strong", {}, sim.result), ` (${sim.status})`)]),
           h("dt", {}, "reward"),
-          h("dd", {}, h("strong", {}, fixed(sim.reward, 2)), ` for ${leafMover}, who moved into the leaf (1 win, ½ draw, 0 loss)`),
+          h(
+            "dd",
+            {},
+            h("strong", {}, fixed(sim.reward, evaluated ? 3 : 2)),
+            ` for ${leafMover}, who moved into the leaf ${evaluated ? "((1 + evaluation) / 2)" : "(1 win, ½ draw, 0 loss)"}`,
+          ),
         ),
       ];
     }
