@@ -45,9 +45,9 @@ class Settings(BaseSettings):
 
     # Streaming: stats frames per second per client, the frame limit (larger client
     # frames close the socket with 1009), and the tree nodes sent in each stats frame.
-    stats_hz: Annotated[float, Field(gt=0, le=60)] = 10.0
+    stats_hz: Annotated[float, Field(ge=0.1, le=60)] = 10.0
     ws_max_frame: Annotated[int, Field(ge=1024)] = 65536
-    tree_nodes: Annotated[int, Field(ge=0)] = 200
+    tree_nodes: Annotated[int, Field(ge=0, le=500)] = 200  # 0: no tree unless subscribed
 
     # Games kept in memory (all of them are in the database): an unwatched, idle game is
     # unloaded after ``game_idle_s`` or, when ``max_games`` are loaded, oldest first, and

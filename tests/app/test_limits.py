@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
+from pydantic import ValidationError
 from starlette.websockets import WebSocketDisconnect
 
 from app.limits import TokenBucket, WindowLimiter
@@ -79,6 +80,16 @@ def test_messages_beyond_the_rate_get_rate_limited_errors_and_the_socket_stays_o
 def test_the_default_rate_is_at_least_thirty_messages_a_second() -> None:
     defaults = Settings()
     assert defaults.ws_rate >= 30 and defaults.ws_burst >= 30
+
+
+@pytest.mark.parametrize(
+    ("field", "value"), [("stats_hz", 0.01), ("stats_hz", 61), ("tree_nodes", 501)]
+)
+def test_streaming_settings_out_of_range_are_refused_at_start(field: str, value: float) -> None:
+    # A rate so low that snapshots would be hours apart, or a default tree larger than
+    # the tree view's 500 nodes, is refused when the server starts, naming the setting.
+    with pytest.raises(ValidationError, match=field):
+        Settings(**{field: value})
 
 
 def test_new_games_per_minute_per_address_are_limited(settings: Settings) -> None:
