@@ -14,17 +14,23 @@ from engine.search.info import SearchInfo
 from engine.search.tree import ROOT
 
 
-@pytest.mark.parametrize("algorithm", ["uct", "uct-minimax", "bfms", "alphabeta"])
-def test_stop_returns_within_100_ms(algorithm: str) -> None:
-    controller = SearchController("chess", algorithm=algorithm, threads=1)
-    controller.search(iterations=50)  # compiled and warm
+def _stop_while_running(controller: SearchController, after: float) -> SearchInfo:
+    """Start a background search, let it run ``after`` seconds, and stop it: within 100 ms."""
     controller.start()
-    time.sleep(0.3)
+    time.sleep(after)
     assert controller.running
     begin = time.perf_counter()
     info = controller.stop()
     assert time.perf_counter() - begin < 0.1
     assert not controller.running and info.stop_reason == "stopped" and not info.running
+    return info
+
+
+@pytest.mark.parametrize("algorithm", ["uct", "uct-minimax", "bfms", "alphabeta"])
+def test_stop_returns_within_100_ms(algorithm: str) -> None:
+    controller = SearchController("chess", algorithm=algorithm, threads=1)
+    controller.search(iterations=50)  # compiled and warm
+    _stop_while_running(controller, 0.3)
 
 
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
@@ -48,13 +54,7 @@ def test_stop_returns_within_100_ms_at_the_slowest_settings(
         "chess", KIWIPETE, algorithm=algorithm, params=params, threads=threads
     )
     controller.search(iterations=1)  # compiled and warm
-    controller.start()
-    time.sleep(0.5)
-    assert controller.running
-    begin = time.perf_counter()
-    info = controller.stop()
-    assert time.perf_counter() - begin < 0.1
-    assert not controller.running and info.stop_reason == "stopped"
+    info = _stop_while_running(controller, 0.5)
     if algorithm == "uct-minimax":  # a stopped leaf search backs nothing up
         for worker in controller.workers:
             tree = worker.tree
