@@ -15,6 +15,9 @@ const LEVEL = { down: 95, right: 130 }; // tidy layouts: distance between depths
 const GAP = 3; // tidy layouts: least space between neighbouring nodes' circles
 const R_MIN = 2.5;
 const LABEL_PX = 7.2; // width of one label character on screen (labels keep their size when zooming)
+const LABEL_FONT = 12; // label size on screen, px (×1.25 in large type)
+const MIN_SCALE = { down: 0.12, right: 0.12, radial: 0.1 }; // a bigger tree is shown in part at this scale
+const STROKE_PX = 3; // room for a circle's outline beyond its radius (highlights are thick)
 
 /** Stats frames carry the tree as row objects, or arrays in `tree_fields` order. */
 export function decodeTree(frame) {
@@ -104,6 +107,12 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
   let autoFit = true;
   let transform = zoomIdentity;
   let bounds = null;
+  // What fitting must keep in view: for each node its circle and its label, as
+  // [x0, x1, y0, y1, left, right, up, down] — a box in tree units, then how many screen
+  // pixels reach beyond it on each side (labels keep their size whatever the zoom).
+  let boxes = [];
+  let viewW = 600; // the view's size in px, as last measured (labels are hidden at its edges)
+  let viewH = 400;
   let rootPoint = [0, 0];
   let lastKey = null;
   let model = null;
@@ -121,6 +130,7 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
       transform = event.transform;
       viewport.setAttribute("transform", transform.toString());
       if (rescaled) applyScale();
+      else showLabels();
       if (event.sourceEvent) autoFit = false; // the user moved the view: stop following
     });
 
@@ -128,7 +138,8 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
    * Labels keep their screen size whatever the zoom, so which ones fit depends on
    * it: in the tidy layouts they are placed greedily, the selected and highlighted
    * nodes first, then by visits, each only if it does not overlap a label already
-   * placed at the same depth; radial labels need room to their neighbours.
+   * placed at the same depth; radial labels need room to their neighbours. A placed
+   * label is shown only while it lies wholly inside the view (see showLabels).
    */
   function applyScale() {
     const k = transform.k;
@@ -147,6 +158,23 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
         if (!row) rows.set(d.depth, (row = []));
         show = item.forced || !row.some(([a, b]) => span[0] < b && a < span[1]);
         if (show) row.push(span);
+      }
+      item.placed = show;
+    }
+    showLabels();
+  }
+
+  /** The placed labels that lie wholly inside the view: none is ever drawn cut in half. */
+  function showLabels() {
+    if (!labels) return;
+    const { x: tx, y: ty, k } = transform;
+    for (const item of order) {
+      let show = item.placed;
+      if (show) {
+        const [lx, ly, left, right, up, down] = item.box;
+        const x = tx + lx * k;
+        const y = ty + ly * k;
+        show = x - left >= 0 && x + right <= viewW && y - up >= 0 && y + down <= viewH;
       }
       if (item.shown !== show) {
         item.shown = show;
@@ -235,8 +263,9 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
         lo = Math.min(lo, d.x);
         hi = Math.max(hi, d.x);
       });
-      const w = svg.clientWidth || 600;
-      const hgt = svg.clientHeight || 400;
+      measure();
+      const w = freeWidth(); // the part of the view a card leaves free: the fit's shape
+      const hgt = viewH;
       const levels = Math.max(1, root.height);
       const aspect = mode === "down" ? hgt / w : w / hgt;
       const stretch = Math.min(4, Math.max(1, ((hi - lo) * aspect) / (levels + 0.6) / LEVEL[mode]));
@@ -308,10 +337,12 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
     const { r, rootVisits } = layoutTree(root);
     const seen = new Set();
     const hl = m.highlight || {};
+    const scale = document.documentElement.classList.contains("large") ? 1.25 : 1;
     let minX = Infinity;
     let minY = Infinity;
     let maxX = -Infinity;
     let maxY = -Infinity;
+    boxes = [];
     root.each((d) => {
       const n = d.data.data;
       seen.add(n.id);
@@ -322,9 +353,10 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
       const x = d.px;
       const y = d.py;
       minX = Math.min(minX, x - rad);
-      maxX = Math.max(maxX, x + rad + (mode === "right" ? 40 : 4));
-      minY = Math.min(minY, y - rad - 16);
-      maxY = Math.max(maxY, y + rad + 4);
+      maxX = Math.max(maxX, x + rad);
+      minY = Math.min(minY, y - rad);
+      maxY = Math.max(maxY, y + rad);
+      boxes.push([x - rad, x + rad, y - rad, y + rad, STROKE_PX, STROKE_PX, STROKE_PX, STROKE_PX]);
       setAttr(item.g, "transform", `translate(${x.toFixed(1)},${y.toFixed(1)})`);
       setAttr(item.circle, "r", rad.toFixed(1));
       setAttr(item.circle, "fill", d.parent ? qColor(n.q_white) : "#ffffff");
@@ -375,8 +407,13 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
             anchor = "end";
           }
           item.room = d.room;
-          const scale = document.documentElement.classList.contains("large") ? 1.25 : 1;
           item.need = (mode === "right" ? 14 : n.san.length * LABEL_PX + 6) * scale;
+          // The label on screen: its anchor (tree units), then px left, right, up and down of it.
+          const text = n.san.length * LABEL_PX * scale + 2;
+          const left = anchor === "end" ? text : anchor === "middle" ? text / 2 : 2;
+          const right = anchor === "start" ? text : anchor === "middle" ? text / 2 : 2;
+          item.box = [lx, ly, left, right, (LABEL_FONT + 1) * scale, 4 * scale];
+          boxes.push([lx, lx, ly, ly, left, right, item.box[4], item.box[5]]);
           item.forced = n.id === m.selected || cls.includes("hl-");
           setAttr(item.label, "x", lx.toFixed(1));
           setAttr(item.label, "y", ly.toFixed(1));
@@ -422,7 +459,7 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
     const label = svgEl("text", { class: "tlabel" });
     nodeLayer.append(g);
     if (labels) labelLayer.append(label);
-    const item = { g, circle, label, node: null, room: Infinity, need: 0, forced: false, shown: undefined };
+    const item = { g, circle, label, node: null, room: Infinity, need: 0, forced: false, placed: false, shown: undefined, box: [0, 0, 0, 0, 0, 0] };
     items.set(id, item);
     return item;
   }
@@ -446,21 +483,41 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
     return b.parts;
   }
 
-  /** Fit the whole tree in view (never larger than 1.6×); `user`: also resume following. */
+  /**
+   * Fit the whole tree in view, labels included (never larger than 1.6×); `user`: also
+   * resume following. Labels keep their screen size, so the room the tree needs is not its
+   * bounds times the scale: `span(k)` measures it at scale k, and the largest k that fits
+   * is found by bisection.
+   */
   function fit(user = true) {
     if (user) autoFit = true;
     if (!bounds) return;
+    measure();
     const w = freeWidth();
-    const hgt = svg.clientHeight || container.clientHeight || 400;
-    const bw = Math.max(1, bounds.maxX - bounds.minX);
-    const bh = Math.max(1, bounds.maxY - bounds.minY);
-    const pad = 24;
-    let k = Math.min((w - 2 * pad) / bw, (hgt - 2 * pad) / bh, 1.6);
+    const hgt = viewH;
+    const pad = 16;
+    const fits = (k) => {
+      const [x0, x1] = span(k, 0);
+      const [y0, y1] = span(k, 1);
+      return x1 - x0 <= w - 2 * pad && y1 - y0 <= hgt - 2 * pad;
+    };
+    let k = 1.6;
+    if (!fits(k)) {
+      let lo = 0;
+      let hi = k;
+      for (let i = 0; i < 20; i += 1) {
+        const mid = (lo + hi) / 2;
+        if (fits(mid)) lo = mid;
+        else hi = mid;
+      }
+      k = lo;
+    }
     let tx;
     let ty;
-    const minK = mode === "radial" ? 0.2 : 0.35;
+    const minK = MIN_SCALE[mode];
     if (k < minK) {
-      // Too big to read whole: readable scale, the root and its best lines in view.
+      // Too big to read whole: readable scale, the root and its best lines in view (the
+      // labels that would be cut at the view's edges are hidden, see showLabels).
       k = minK;
       if (mode === "radial") {
         tx = w / 2 - rootPoint[0] * k;
@@ -473,8 +530,10 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
         ty = hgt / 2 - rootPoint[1] * k;
       }
     } else {
-      tx = (w - bw * k) / 2 - bounds.minX * k;
-      ty = (hgt - bh * k) / 2 - bounds.minY * k;
+      const [x0, x1] = span(k, 0);
+      const [y0, y1] = span(k, 1);
+      tx = (w - (x1 - x0)) / 2 - x0;
+      ty = (hgt - (y1 - y0)) / 2 - y0;
     }
     // Following a growing tree, skip changes too small to see: a new scale restyles
     // every label, which is the costliest part of a redraw.
@@ -483,8 +542,25 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
     select(svg).call(zoomer.transform, zoomIdentity.translate(tx, ty).scale(k));
   }
 
+  /** [least, greatest] screen coordinate (before panning) of all that is drawn, at scale `k`: axis 0 = x, 1 = y. */
+  function span(k, axis) {
+    const a = 2 * axis;
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const b of boxes) {
+      lo = Math.min(lo, b[a] * k - b[a + 4]);
+      hi = Math.max(hi, b[a + 1] * k + b[a + 5]);
+    }
+    return [lo, hi];
+  }
+
+  function measure() {
+    viewW = svg.clientWidth || container.clientWidth || 600;
+    viewH = svg.clientHeight || container.clientHeight || 400;
+  }
+
   function freeWidth() {
-    const w = svg.clientWidth || container.clientWidth || 600;
+    const w = viewW;
     return Math.max(Math.min(w, 160), w - inset);
   }
 
@@ -495,7 +571,10 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
   function setInset(px) {
     if (Math.abs(px - inset) < 1) return;
     inset = px;
-    if (autoFit) fit(false);
+    // Following, the tree is laid out again: a tidy layout stretches its levels to the
+    // shape of the free part.
+    if (autoFit && model && mode !== "radial") draw(pending || model);
+    else if (autoFit) fit(false);
     if (model && model.selected !== null && model.selected !== undefined) reveal(model.selected);
   }
 
@@ -503,8 +582,9 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
   function reveal(id) {
     const at = nodeScreen(id);
     if (!at) return;
+    measure();
     const w = freeWidth();
-    const hgt = svg.clientHeight || container.clientHeight || 400;
+    const hgt = viewH;
     const margin = 40;
     const dx = at[0] < margin || at[0] > w - margin ? w / 2 - at[0] : 0;
     const dy = at[1] < margin || at[1] > hgt - margin ? hgt / 2 - at[1] : 0;
