@@ -141,9 +141,19 @@ export function createPanel({ getState, onSort, onHover }) {
     if (note !== null) setText(summaryNote, note);
     const pool = st ? st.pool : null;
     const set = (key, text) => setText(summaryCells[key], text);
+    // Single steps are not timed: iterations with no time behind them came from Step (S)
+    // alone, and "0/s in 0 ms" would read as a broken search.
+    const stepped = !!st && !st.running && st.iterations > 0 && !st.elapsed_ms;
+    for (const key of ["nps", "elapsed"]) {
+      const dd = summaryCells[key];
+      if (dd.classList.contains("soft") === stepped) continue;
+      dd.classList.toggle("soft", stepped);
+      if (stepped) dd.title = "These iterations ran one at a time (Step): single steps are not timed.";
+      else dd.removeAttribute("title");
+    }
     set("iterations", st ? st.iterations.toLocaleString("en-US") : "–");
-    set("nps", st ? formatCount(st.nps) : "–");
-    set("elapsed", st ? formatMs(st.elapsed_ms) : "–");
+    set("nps", st ? (stepped ? "single steps" : formatCount(st.nps)) : "–");
+    set("elapsed", st ? (stepped ? "not timed" : formatMs(st.elapsed_ms)) : "–");
     set("nodes", st ? st.nodes.toLocaleString("en-US") : "–");
     set("depth", st ? `${st.max_depth} / ${st.mean_depth === null ? "–" : st.mean_depth.toFixed(1)}` : "–");
     set("memory", st ? formatBytes(st.memory_bytes) : "–");
