@@ -21,6 +21,8 @@ pytestmark = pytest.mark.browser
 
 #: A tactical position (Black has just blundered: Qxf7 is mate), so Q differs across the tree.
 SCHOLAR = "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4"
+#: Step mode's phases, in order (their chips' data-phase is the index).
+PHASES = ["selection", "expansion", "simulation", "backpropagation"]
 #: A middlegame where the moves differ in value without a mate in one.
 MIDDLEGAME = "r2q1rk1/ppp2ppp/2np1n2/2b1p1B1/2B1P1b1/2NP1N2/PPP2PPP/R2Q1RK1 w - - 6 8"
 
@@ -267,10 +269,25 @@ def test_step_mode_shows_the_four_phases_with_their_numbers(server, page) -> Non
     page.mouse.move(5, 5)
     show_from_the_top(page, "#panel-step", 1280)  # all four phases in view
     screenshot(page, "step-mode.png")
-    # On a projector: large type and the wide layout, 1920 wide.
+    # On a projector: large type and the wide layout, 1920 × 1080. The page follows the
+    # phases down and back up; the step toolbar stays at the window's top, over none of
+    # the phase it scrolled to.
     page.set_viewport_size({"width": 1920, "height": 1080})
     page.keyboard.press("l")
     page.click(".wide-toggle")
+    for phase in ("backpropagation", "selection"):
+        page.click(f".phase-chip[data-phase='{PHASES.index(phase)}']")
+        page.wait_for_function(
+            "(phase) => { const el = document.querySelector("
+            "`#phases .phase[data-phase=${phase}].active`); if (!el) return false;"
+            " const bar = document.querySelector('.step-toolbar').getBoundingClientRect();"
+            " const box = el.getBoundingClientRect(); return window.scrollY > 0"
+            " && Math.abs(bar.top) < 1 && box.top >= bar.bottom"
+            " && box.bottom <= window.innerHeight; }",
+            arg=phase,
+        )
+        assert page.locator("#step-once").is_visible()
+        assert page.locator(".step-toolbar.stuck").count() == 1
     page.click(".phase-chip[data-phase='2']")
     page.wait_for_selector("#phases .phase[data-phase=simulation].active")
     page.mouse.move(5, 5)

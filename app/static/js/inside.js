@@ -219,14 +219,27 @@ export function createInside({ getState, send, scheduleRender }) {
     h("p", { class: "hint" }, "Tip: start from a fresh position so the tree is small, and use Auto for a slow, continuous demo."),
   );
   const historyList = h("ol", { class: "step-history", id: "step-history", reversed: true });
+  // The toolbar stays at the top of the window while the page follows the phases down
+  // (sticky): only what a demo needs between steps; the log's export goes by the header.
+  const stepBar = h("div", { class: "step-toolbar", role: "toolbar", "aria-label": "Step controls" }, stepButton, autoButton, speedSelect, replayButton, h("span", { class: "phase-chips" }, phaseChips));
+  const stepHead = h("div", { class: "step-head" }, stepHeader, stepsExport.root);
   stepPanel.replaceChildren(
-    h("div", { class: "step-toolbar" }, stepButton, autoButton, speedSelect, replayButton, h("span", { class: "phase-chips" }, phaseChips), stepsExport.root),
-    stepHeader,
+    stepBar,
+    stepHead,
     stepNotesEl,
     stepEmpty,
     h("div", { class: "step-stage" }, miniTreeArea, h("div", { class: "step-history-box" }, h("h4", {}, "Steps so far"), historyList)),
     phaseGrid,
   );
+  // The phases scroll into view below the bar (their scroll margin reads --step-bar), and
+  // the bar shows an edge only while it lies over them.
+  new ResizeObserver(() => stepPanel.style.setProperty("--step-bar", `${stepBar.offsetHeight}px`)).observe(stepBar);
+  const markStuck = () => {
+    if (stepPanel.hidden) return;
+    const stuck = stepBar.getBoundingClientRect().top <= 0 && stepPanel.getBoundingClientRect().top < 0;
+    if (stepBar.classList.contains("stuck") !== stuck) stepBar.classList.toggle("stuck", stuck);
+  };
+  window.addEventListener("scroll", markStuck, { passive: true });
   const miniTree = createTreeView(miniTreeArea, { onSelect: (id) => { setTab("tree"); selectNode(id); }, layout: "down", qLabel });
   stepButton.addEventListener("click", () => send({ type: "search", action: "step" }));
   autoButton.addEventListener("click", () => (auto ? stopAuto() : startAuto()));
@@ -473,7 +486,8 @@ export function createInside({ getState, send, scheduleRender }) {
       phaseGrid.replaceChildren(...built.panels);
       historyList.replaceChildren(
         ...I.steps.map((x, i) => {
-          const b = h("button", { type: "button", class: `history-item${x === step ? " current" : ""}` }, stepSummary(x));
+          const text = stepSummary(x);
+          const b = h("button", { type: "button", class: `history-item${x === step ? " current" : ""}`, title: text }, text);
           b.addEventListener("click", () => {
             if (i === 0 || x === I.step) return;
             I.step = x;
@@ -490,11 +504,13 @@ export function createInside({ getState, send, scheduleRender }) {
         el.classList.toggle("done", i < I.phase);
       });
       if (shownPhase !== `${step.iteration}:${I.phase}`) {
-        // Follow the animation down the page (the board column stays put: it is sticky).
+        // Follow the animation down the page (the board column stays put: it is sticky, and
+        // so is the step toolbar, which covers the window's top).
         shownPhase = `${step.iteration}:${I.phase}`;
         const active = phaseGrid.querySelector(".phase.active");
         const box = active && active.getBoundingClientRect();
-        if (box && (box.top < 0 || box.bottom > window.innerHeight)) {
+        const top = Math.max(0, stepBar.getBoundingClientRect().bottom);
+        if (box && (box.top < top || box.bottom > window.innerHeight)) {
           active.scrollIntoView({ block: "nearest", behavior: "smooth" });
         }
       }
