@@ -35,6 +35,8 @@ def selected_info(node_id: int) -> str:
 def tab(page: Any, name: str) -> None:
     page.click(f"#tab-{name}")
     page.wait_for_function(f"() => document.body.dataset.tab === '{name}'")
+    # The keys pressed next (Space) would give the clicked tab a focus ring in the pictures.
+    page.evaluate("document.activeElement.blur()")
 
 
 def analyse(page: Any, *, at_least: int) -> None:
@@ -99,16 +101,24 @@ def overlaps(a: dict[str, float], b: dict[str, float]) -> bool:
 def show_from_the_top(page: Any, selector: str, width: int) -> None:
     """Make the window just tall enough for the page from its header down to the bottom of
     ``selector``, scrolled to the top: a picture with the header, the tabs, the board and
-    the whole view, cut through nothing."""
+    the whole view, cut through nothing (the cards below it start a grid gap lower, 12 px:
+    the picture ends 2 px short of them)."""
+    # Let a smooth scroll (the step tab follows its phases down the page) come to rest
+    # first: one still running when the window changes could scroll it again afterwards.
+    page.evaluate(
+        "async () => { let y = -1; while (window.scrollY !== y) { y = window.scrollY;"
+        " await new Promise((done) => setTimeout(done, 150)); } }"
+    )
     page.set_viewport_size({"width": width, "height": 2400})
     page.wait_for_timeout(200)
     bottom = page.evaluate(
         f"Math.ceil(document.querySelector('{selector}').getBoundingClientRect().bottom"
         " + window.scrollY)"
     )
-    page.set_viewport_size({"width": width, "height": bottom + 12})
+    page.set_viewport_size({"width": width, "height": bottom + 10})
     page.evaluate("window.scrollTo(0, 0)")
     page.wait_for_timeout(300)  # the board redraws at its new size
+    assert page.evaluate("window.scrollY") == 0
 
 
 def test_the_tree_view_draws_nodes_and_a_click_opens_node_details(server, page) -> None:
@@ -347,8 +357,7 @@ def test_the_charts_draw_the_search_over_time(server, page) -> None:
     legend = page.locator(".chart .u-legend").first.inner_text()
     top = page.evaluate("window.canopy.state.stats.moves[0].san")
     assert top in legend  # the most visited move is one of the drawn series
-    page.set_viewport_size({"width": 1280, "height": 1000})  # all four charts
-    page.wait_for_timeout(300)
+    show_from_the_top(page, "#panel-charts", 1280)  # all four charts
     screenshot(page, "charts.png")
 
 
@@ -369,6 +378,7 @@ def test_the_threads_view_shows_each_thread_beside_the_merge(server, page) -> No
     if None not in per_thread:  # (each thread lists the merged top 16)
         assert sum(per_thread) == first["visits"]  # the merge adds the threads' visits
     assert page.locator(".threads-table tbody tr").first.locator(".merge-bar .seg").count() == 2
+    show_from_the_top(page, "#panel-threads", 1280)
     screenshot(page, "threads.png")
 
 

@@ -179,7 +179,7 @@ def test_a_search_started_on_the_page_updates_the_table_live(server, page) -> No
     assert seen[-1][2] >= 1  # rows shown
     assert len({s[3] for s in seen}) > 1, f"the visits column never changed: {seen}"
     assert page.locator("svg.cg-shapes line").count() >= 1  # candidate arrows on the board
-    screenshot(page, "search-live.png")
+    screenshot(page, "search-live.png", full_page=True)  # the game's cards whole
     # Sorting by Q, then hovering a row previews its line on the board.
     page.locator("#root-head th[data-key=q] button").click()
     page.wait_for_selector("#root-head th[data-key=q][aria-sort=descending]")
