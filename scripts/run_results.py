@@ -46,8 +46,9 @@ SETTINGS = {  # name → SPEC
 # 2 threads × 10,000 iterations (our iterations count all threads together).
 REFERENCE = "uct:policy=capture_first,threads=2,iterations=20000,name=reference"
 PAIR_GAMES, PAIR_CI, PAIR_MIN = 100, 100.0, 40
-# Lopsided pairs cannot reach ±100 (a 95 % score is ±250 wide at n = 100): they stop once the
-# whole interval is beyond ±400 Elo, where more games cannot change the verdict.
+# A whitewash never reaches ±100 (it has no bound on one side) and a near-whitewash only after
+# hundreds of games (a 95 % score is ±250 wide at n = 100): lopsided pairs stop once the whole
+# interval is beyond ±400 Elo, where more games cannot change the verdict (--decided 0: never).
 PAIR_DECIDED = 400.0
 LADDER_GAMES = 40
 
