@@ -296,7 +296,8 @@ class Match:
                 state.stop_reason = f"95% interval within ±{config.ci_target:g} Elo"
                 self._stop.set()
         if config.decided is not None and state.score.games >= config.min_games:
-            # A lopsided pair never narrows to ±100 Elo (a 95 % score is ±250 wide at
+            # A whitewash never narrows to ±100 Elo (it has no bound on one side) and a
+            # near-whitewash only after hundreds of games (a 95 % score is ±250 wide at
             # n = 100); once the whole interval is beyond ±decided the verdict cannot change.
             low, high = state.score.elo_ci95()
             if (low is not None and low > config.decided) or (
