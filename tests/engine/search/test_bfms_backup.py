@@ -1,4 +1,5 @@
-"""bfms back-up: every expanded, non-terminal node's value is −max(children) after any search."""
+"""bfms back-up: every expanded, non-terminal node's value is −max(children) after any search,
+and the move played maximises value + ln(visits)."""
 
 from __future__ import annotations
 
@@ -40,3 +41,33 @@ def test_every_interior_value_is_minus_the_best_child(
         children = tree.children(node)
         assert tree.value[node] == -max(tree.value[k] for k in children)
     assert tree.visits[0] == iterations
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    position=st.sampled_from(POSITIONS),
+    seed=st.integers(0, 2**32 - 1),
+    iterations=st.integers(50, 600),
+)
+def test_the_move_played_maximises_value_plus_log_visits(
+    position: tuple[str, str | None], seed: int, iterations: int
+) -> None:
+    import math
+
+    from engine.core.convert import move_to_uci
+
+    game, fen = position
+    controller = SearchController(game, fen, algorithm="bfms", seed=seed)
+    info = controller.search(iterations=iterations)
+    tree = controller.workers[0].tree
+    # Each root child's value is from the point of view of the side that moved into it (the
+    # side to move at the root; a mate scores 10000 - 10 per ply, so it comes first here
+    # too); an unvisited child comes after every visited one.
+    scores = {
+        move_to_uci(int(tree.move[k])): (
+            tree.value[k] + math.log(tree.visits[k]) if tree.visits[k] else -math.inf
+        )
+        for k in tree.children(0)
+    }
+    best = max(scores.values())
+    assert scores[info.bestmove] == best
