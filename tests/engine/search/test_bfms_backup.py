@@ -3,9 +3,12 @@ and the move played maximises value + ln(visits)."""
 
 from __future__ import annotations
 
+import math
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.core.convert import move_to_uci
 from engine.search.controller import SearchController
 from engine.search.tree import NONE, TERMINAL
 
@@ -52,10 +55,6 @@ def test_every_interior_value_is_minus_the_best_child(
 def test_the_move_played_maximises_value_plus_log_visits(
     position: tuple[str, str | None], seed: int, iterations: int
 ) -> None:
-    import math
-
-    from engine.core.convert import move_to_uci
-
     game, fen = position
     controller = SearchController(game, fen, algorithm="bfms", seed=seed)
     info = controller.search(iterations=iterations)
