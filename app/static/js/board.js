@@ -5,7 +5,7 @@
 import { Chessground } from "/static/vendor/chessground.js";
 import { BRUSHES, engineShapes, pvShapes } from "./arrows.js";
 import { h } from "./dom.js";
-import { canMove, isLive, legalDests, promotionChoices, uciSquares, viewedPosition } from "./state.js";
+import { canMove, isLive, legalDests, promotionChoices, turnOf, uciSquares, viewedPosition } from "./state.js";
 
 const ROLE_NAMES = { q: "queen", r: "rook", b: "bishop", n: "knight" };
 
@@ -109,14 +109,14 @@ export function createBoard(el, promoEl, { getState, onMove }) {
       fen = overlay.fen.split(" ")[0];
       lastMove = overlay.lastMove ? uciSquares(overlay.lastMove) : undefined;
       check = false;
-      turn = overlay.fen.split(" ")[1] === "b" ? "black" : "white";
+      turn = turnOf(overlay.fen);
     }
     if (preview && preview.pv_fen) {
       fen = preview.pv_fen.split(" ")[0];
       const last = preview.pv[preview.pv.length - 1];
       lastMove = last ? uciSquares(last) : undefined;
       check = false;
-      turn = preview.pv_fen.split(" ")[1] === "b" ? "black" : "white";
+      turn = turnOf(preview.pv_fen);
     }
     const orientation = s.view.orientation;
     const key = [fen, orientation, movable, movable ? s.game.legal.join() : "", lastMove, check].join("|");

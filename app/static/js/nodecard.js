@@ -8,13 +8,13 @@ import { Chessground } from "/static/vendor/chessground.js";
 import { BRUSHES, pvShapes } from "./arrows.js";
 import { h, setText } from "./dom.js";
 import { count, fixed, formatLine, percent, signed } from "./notation.js";
-import { sideName } from "./state.js";
+import { opposite, sideName, turnOf } from "./state.js";
 
 /** Who made the move into a node at `depth` below the root of `rootFen` (null: unknown, or the root). */
 export function moverAt(rootFen, depth) {
   if (!rootFen || !depth) return null;
-  const rootTurn = rootFen.split(" ")[1] === "b" ? "black" : "white";
-  return depth % 2 === 1 ? rootTurn : rootTurn === "white" ? "black" : "white";
+  const rootTurn = turnOf(rootFen);
+  return depth % 2 === 1 ? rootTurn : opposite(rootTurn);
 }
 
 /**
@@ -100,7 +100,7 @@ export function createNodeCard(container, { onSelect, onClose }) {
       const line = formatLine(fresh.pv_san.slice(0, 16), fresh.fen);
       pv.replaceChildren(h("span", { class: "hint" }, "expected line from here: "), line || "— (no visited child yet)");
       kids.replaceChildren(
-        h("p", { class: "hint" }, fresh.children.length ? `Children, most visited first: N · Q for ${sideName(game, fresh.fen.split(" ")[1] === "b" ? "black" : "white")} (click one to go down)` : ""),
+        h("p", { class: "hint" }, fresh.children.length ? `Children, most visited first: N · Q for ${sideName(game, turnOf(fresh.fen))} (click one to go down)` : ""),
         h(
           "div",
           { class: "child-chips" },
@@ -118,7 +118,7 @@ export function createNodeCard(container, { onSelect, onClose }) {
       pv.replaceChildren();
       kids.replaceChildren();
     }
-    setText(status, fen ? (fen.split(" ")[1] === "w" ? `${sideName(game, "white")} to move` : `${sideName(game, "black")} to move`) : "");
+    setText(status, fen ? `${sideName(game, turnOf(fen))} to move` : "");
     const key = `${fen}|${orientation}|${fresh ? fresh.pv.slice(0, 4).join() : ""}`;
     if (fen && key !== lastBoard && container.offsetParent !== null) {
       lastBoard = key;

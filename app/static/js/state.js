@@ -72,6 +72,11 @@ export function opposite(color) {
   return color === "white" ? "black" : "white";
 }
 
+/** The side to move in a FEN ("white" when there is none). */
+export function turnOf(fen) {
+  return fen && fen.split(" ")[1] === "b" ? "black" : "white";
+}
+
 /** What a side is called: knight chess keeps its original colours (first mover black, second pink). */
 export function sideName(gameName, color) {
   if (gameName === "knight") return color === "white" ? "Black knights" : "Pink knights";
@@ -133,7 +138,7 @@ export function viewedPosition(s) {
       turn: game.turn,
     };
   }
-  const startTurn = game.start_fen.split(" ")[1] === "b" ? "black" : "white";
+  const startTurn = turnOf(game.start_fen);
   const turn = ply % 2 === 0 ? startTurn : opposite(startTurn);
   if (ply === 0) {
     return { fen: game.start_fen.split(" ")[0], lastMove: undefined, check: false, turn };

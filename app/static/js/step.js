@@ -9,23 +9,15 @@
 import { arrowShapes } from "./arrows.js";
 import { h } from "./dom.js";
 import { count, fixed, formatLine, plyLabel, signed } from "./notation.js";
-import { sideName } from "./state.js";
+import { opposite, sideName, turnOf } from "./state.js";
 
 export const PHASES = ["selection", "expansion", "simulation", "backpropagation"];
 export const PHASE_TITLES = ["1 · Selection", "2 · Expansion", "3 · Simulation", "4 · Back-propagation"];
 
-function turnOf(fen) {
-  return fen && fen.split(" ")[1] === "b" ? "black" : "white";
-}
-
-function other(color) {
-  return color === "white" ? "black" : "white";
-}
-
 /** The side choosing at a node of depth `depth` (the root's side to move at even depths). */
 function chooserAt(step, depth) {
   const root = turnOf(step.fen);
-  return depth % 2 === 0 ? root : other(root);
+  return depth % 2 === 0 ? root : opposite(root);
 }
 
 /** SAN line from the root to each selection level (level k's node is level k−1's choice). */
@@ -211,7 +203,7 @@ function simulationPanel(step, ctx) {
   const leafSans = full;
   const leafLine = leafSans.length ? formatLine(leafSans, step.fen) : "the root position";
   const rootTurn = turnOf(step.fen);
-  const leafMover = sideName(ctx.game, leafSans.length % 2 === 1 ? rootTurn : other(rootTurn));
+  const leafMover = sideName(ctx.game, leafSans.length % 2 === 1 ? rootTurn : opposite(rootTurn));
   switch (sim.kind) {
     case "playout": {
       const plies = sim.plies ?? (sim.moves || []).length;
@@ -458,4 +450,4 @@ export function stepNotes(step, ctx) {
   return notes;
 }
 
-export { chooserAt, other };
+export { chooserAt };
