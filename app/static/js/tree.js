@@ -605,7 +605,7 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
     if (model) draw(model);
   }
 
-  /** Screen position of a node (for animations), or null when not drawn. */
+  /** Screen position of a node, or null when not drawn. */
   function nodeScreen(id) {
     const item = items.get(id);
     if (!item || !item.node) return null;
@@ -617,7 +617,6 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
     fit,
     zoomBy,
     setLayout,
-    nodeScreen,
     setInset,
     reveal,
     get layout() {
