@@ -243,7 +243,7 @@ def test_a_lower_max_depth_option_wins_over_go_depth(uci: Session) -> None:
 
 @pytest.mark.parametrize("nodes", [50, 500, 1500, 5000])
 def test_go_nodes_on_alphabeta_searches_exactly_that_many_nodes(uci: Session, nodes: int) -> None:
-    # The kernel polls its node limit every 1024 nodes; go nodes 500 used to search 1,132.
+    # The kernel once looked at its node limit only every 1024 nodes: go nodes 500 searched 1,132.
     uci.send("setoption name Algorithm value alphabeta", "position startpos", "isready")
     uci.send(f"go nodes {nodes}")
     best, _ = uci.bestmove()
