@@ -1,5 +1,12 @@
 """Logging: one JSON object per line (or plain text), with the request and game id.
 
+Where the lines go decides their form (``CANOPY_LOG_FORMAT=auto``, the default): a
+person running ``canopy serve`` or ``make run`` in a terminal reads short coloured
+lines like uvicorn's (``12:04:31 INFO     GET / 200``), while a container, a service
+manager or a pipe — anything where stderr is not a terminal — gets JSON lines for a
+log collector. The rotating file is always JSON: it is read by tools, not people.
+``json`` or ``text`` force one form everywhere.
+
 ``configure_logging`` installs one handler on the root logger (stderr, and a
 rotating file in the data directory) that uvicorn's loggers share, so access
 lines, app lines and errors look alike and can be followed by ``request_id``
@@ -110,25 +117,84 @@ class TextFormatter(logging.Formatter):
         return redact(text) if record.exc_info else text
 
 
+_LEVEL_COLOURS = {
+    "DEBUG": "\033[36m",  # cyan
+    "INFO": "\033[32m",  # green, as uvicorn's
+    "WARNING": "\033[33m",
+    "ERROR": "\033[31m",
+    "CRITICAL": "\033[1;31m",
+}
+_DIM = "\033[2m"
+_RESET = "\033[0m"
+
+
+class ConsoleFormatter(logging.Formatter):
+    """Short lines for a person at a terminal: time, level, message, and the game's id.
+
+    The request id is left out (it is for following one request through JSON logs);
+    the game id stays, dimmed, since it tells which of the class's games a line is
+    about. ``colour`` paints the level as uvicorn does.
+    """
+
+    def __init__(self, colour: bool = True) -> None:
+        super().__init__()
+        self.colour = colour
+
+    def format(self, record: logging.LogRecord) -> str:
+        clock = dt.datetime.fromtimestamp(record.created).strftime("%H:%M:%S")
+        level = f"{record.levelname:<8}"
+        game = getattr(record, "game_id", None)
+        suffix = f"  game={game}" if game else ""
+        if self.colour:
+            level = f"{_LEVEL_COLOURS.get(record.levelname, '')}{level}{_RESET}"
+            suffix = f"{_DIM}{suffix}{_RESET}" if suffix else ""
+        text = f"{clock} {level} {record.getMessage()}{suffix}"
+        if record.exc_info:
+            text += "\n" + redact(self.formatException(record.exc_info))
+        return text
+
+
+def _is_terminal(stream: object) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except ValueError:  # a closed stream
+        return False
+
+
+def stream_formatter(fmt: str, stream: object) -> logging.Formatter:
+    """The formatter for stderr: ``auto`` is readable lines on a terminal, JSON elsewhere."""
+    if fmt == "json" or (fmt == "auto" and not _is_terminal(stream)):
+        return JsonFormatter()
+    if fmt == "auto":
+        return ConsoleFormatter(colour=True)
+    return TextFormatter()
+
+
 def configure_logging(
     fmt: str = "json", level: str = "info", file: Path | None = None
 ) -> list[logging.Handler]:
-    """Route every logger (ours and uvicorn's) through one formatter and the token filter."""
-    formatter: logging.Formatter = JsonFormatter() if fmt == "json" else TextFormatter()
-    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    """Route every logger (ours and uvicorn's) through one formatter and the token filter.
+
+    ``fmt`` is ``auto`` (see the module's docstring), ``json`` or ``text``.
+    """
+    stream = logging.StreamHandler(sys.stderr)
+    stream.setFormatter(stream_formatter(fmt, sys.stderr))
+    handlers: list[logging.Handler] = [stream]
     if file is not None:
         try:
             file.parent.mkdir(parents=True, exist_ok=True)
-            handlers.append(
-                logging.handlers.RotatingFileHandler(file, maxBytes=10_000_000, backupCount=3)
+            rotating = logging.handlers.RotatingFileHandler(
+                file, maxBytes=10_000_000, backupCount=3
             )
+            rotating.setFormatter(TextFormatter() if fmt == "text" else JsonFormatter())
+            handlers.append(rotating)
         except OSError as exc:  # a read-only data dir must not stop the server
             print(f"canopy: cannot write the log file {file}: {exc}", file=sys.stderr)
     root = logging.getLogger()
     for old in list(root.handlers):
         root.removeHandler(old)
     for handler in handlers:
-        handler.setFormatter(formatter)
         handler.addFilter(RedactTokens())
         root.addHandler(handler)
     root.setLevel(level.upper())

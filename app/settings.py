@@ -70,9 +70,10 @@ class Settings(BaseSettings):
     idle_search_s: Annotated[float, Field(gt=0)] = 60.0
     janitor_s: Annotated[float, Field(gt=0)] = 5.0  # how often the limits above are checked
 
-    # Operations: log format (``json`` lines or ``text``) and level, a log file in
-    # ``data_dir`` (empty: none), and how long a shutdown waits for open connections.
-    log_format: Literal["json", "text"] = "json"
+    # Operations: log format (``auto``: readable lines when stderr is a terminal, JSON
+    # lines otherwise; ``json``; ``text``) and level, a log file in ``data_dir`` (empty:
+    # none; always JSON unless ``text``), and how long a shutdown waits for connections.
+    log_format: Literal["auto", "json", "text"] = "auto"
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     log_file: str = "canopy.log"
     shutdown_grace_s: Annotated[float, Field(ge=0)] = 3.0
