@@ -1,16 +1,20 @@
 """What every search algorithm provides, and the per-thread worker that runs MCTS kernels.
 
 An :class:`Algorithm` is a registered, stateless description: its parameters,
-how to read its tree's numbers (Q, the selection score, eval) and its final
-choice. A :class:`Worker` owns one tree (one per root-parallel thread), its
-RNG and scratch arrays, and calls the algorithm's numba batch kernel.
+how to read its tree's numbers (Q, the selection score, eval), its final
+choice, and everything the views around the search need to know about it (the
+step trace, the node card, the tree export, the race view, UCI). Those views
+ask the class; none of them compares an algorithm's name (a test greps for
+that), so a new algorithm plugs in by filling in the hooks below. A
+:class:`Worker` owns one tree (one per root-parallel thread), its RNG and
+scratch arrays, and calls the algorithm's numba batch kernel.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 import numpy as np
 
@@ -18,6 +22,7 @@ from engine.core.bits import new_rng
 from engine.core.games import make_move
 from engine.core.state import MAX_MOVES
 from engine.search.codes import DONE, FULL, INFO_SIZE, MAX_PATH
+from engine.search.evaluation import is_mate_score, mate_plies
 from engine.search.params import ParamSpec, validate
 from engine.search.parts.path import HIST_MAX
 from engine.search.tree import (
@@ -27,6 +32,14 @@ from engine.search.tree import (
     Tree,
     reroot,
 )
+
+if TYPE_CHECKING:
+    from engine.search.info import SearchInfo
+    from engine.search.trace import StepView
+
+#: ``ChildStats.proof`` / ``MoveStats.proof``: the game-theoretic value once it is known,
+#: for the side to move at the parent (at the root: the side to move).
+NOT_PROVEN, PROVEN_WIN, PROVEN_LOSS, PROVEN_DRAW = 0, 1, -1, 2
 
 
 @dataclass(frozen=True)
@@ -41,10 +54,78 @@ class ChildStats:
     terminal: bool
     outcome: int  # for terminal children: +1 / 0 / -1 for the side to move at the root
     bound: str = "exact"  # alphabeta: "upper" when the score is only an upper bound
+    # Proven value for the side to move at the parent: PROVEN_WIN / PROVEN_LOSS /
+    # PROVEN_DRAW, NOT_PROVEN (0) while only estimated. ``mate``: plies to the end of a
+    # proven win or loss when the algorithm knows them (a WIN − 10·ply score), else None.
+    proof: int = NOT_PROVEN
+    mate: int | None = None
+
+
+@dataclass(frozen=True)
+class SelectionTerms:
+    """A child's selection formula as its parent ranks it, for the side to move at the
+    parent: ``score = exploit + explore``.
+
+    ``exploit`` is None when the child has no value to exploit yet (UCB1's unvisited
+    child), ``explore`` None when its bonus is not a number (the same child, whose
+    ``score`` is +inf: unvisited children are tried first).
+    """
+
+    exploit: float | None
+    explore: float | None
+    score: float
+
+
+def proof_from_value(child: ChildStats) -> tuple[int, int | None]:
+    """``(proof, mate)`` of a child from its terminal flag and a ``WIN − 10·ply`` value.
+
+    A terminal child is proven by the rules; a mate-score value (``|value| > WIN / 2``)
+    is a proof wherever an algorithm backs values up by negamax over *every* child
+    (bfms): a node can only reach a winning mate score when all its children are
+    mated, since a static evaluation never leaves [-1, 1].
+    """
+    if is_mate_score(child.value):
+        return (PROVEN_WIN if child.value > 0 else PROVEN_LOSS), mate_plies(child.value)
+    if child.terminal:
+        return {1: PROVEN_WIN, -1: PROVEN_LOSS}.get(child.outcome, PROVEN_DRAW), None
+    return NOT_PROVEN, None
 
 
 class Algorithm:
-    """A registered search algorithm (stateless)."""
+    """A registered search algorithm (stateless).
+
+    Hooks, all class-level (every value is for the side to move at the node's parent,
+    the side that chooses the move into the node, unless it says otherwise):
+
+    Capabilities (``describe`` sends them to the front end, which branches on them):
+
+    * ``mcts``: root parallelism applies (``threads`` > 1); the search counts iterations.
+    * ``tree``: it keeps an array tree (node card, tree view, export, step walk); False
+      for ``alphabeta``, which keeps root moves only.
+    * ``keeps_proofs``: it proves values beyond terminal nodes (``ChildStats.proof``
+      may be set on inner nodes). Terminal children are reported as proven by all.
+    * ``stepping``: what one step is, ``"iteration"`` or ``"depth"`` (of deepening).
+    * ``value_kind``: how a move's value reads — ``"q"`` (an average of rewards in
+      [0, 1], UCI reads ``MoveStats.q``) or ``"eval"`` (a backed-up evaluation in
+      [-1, 1] or a mate score, UCI reads ``MoveStats.eval``).
+    * ``selection_rule`` / ``formula`` / ``exploit_label`` / ``score_label`` /
+      ``selection_params``: the selection rule's name in step frames (``"ucb1"``,
+      ``"bfms"``), its formula as text, the names of its exploitation term and its
+      score in tables, and the parameters the formula uses.
+    * ``simulation``: the kind of the step trace's simulation phase (``"playout"``,
+      ``"minimax"``, ``"evaluation"``, ``"alphabeta"``); ``backup_rule``: its
+      back-propagation rows, ``"average"`` (rewards averaged, flipped at each ply) or
+      ``"negamax"`` (each value overwritten by −max of the children).
+    * ``unvisited_first``: a note when the tree policy tries unvisited children in
+      random order before any formula (``uct-minimax``), else None.
+
+    Methods: :meth:`q` / :meth:`q_array` (a value read as an expected score),
+    :meth:`display_eval`, :meth:`selection_terms` (backed by the numba selection
+    function itself) and :meth:`selection_score`, :meth:`child_proof`,
+    :meth:`final_key` / :meth:`final_rank`, :meth:`pv_key`, :meth:`expansion_note`,
+    :meth:`selection_row`, :meth:`simulation_trace`, :meth:`backup_trace`, and for UCI
+    :meth:`decides_by_visits`, :meth:`uci_depth` and :meth:`uci_nodes`.
+    """
 
     name: ClassVar[str]
     title: ClassVar[str]
@@ -53,6 +134,19 @@ class Algorithm:
     params: ClassVar[tuple[ParamSpec, ...]] = ()
     free_per_iteration: ClassVar[int] = 1  # tree nodes one iteration may add
     pv_needs_visits: ClassVar[bool] = True  # PV follows visited children only
+
+    tree: ClassVar[bool] = True
+    keeps_proofs: ClassVar[bool] = False
+    stepping: ClassVar[Literal["iteration", "depth"]] = "iteration"
+    value_kind: ClassVar[Literal["q", "eval"]] = "q"
+    selection_rule: ClassVar[str] = "ucb1"
+    formula: ClassVar[str] = "Q/N + c·sqrt(2 ln N_parent / N)"
+    exploit_label: ClassVar[str] = "Q/N"
+    score_label: ClassVar[str] = "UCT"
+    selection_params: ClassVar[tuple[str, ...]] = ()
+    simulation: ClassVar[str] = "playout"
+    backup_rule: ClassVar[Literal["average", "negamax"]] = "average"
+    unvisited_first: ClassVar[str | None] = None
 
     # ------------------------------------------------------------ description
     @classmethod
@@ -67,6 +161,24 @@ class Algorithm:
             "description": cls.description,
             "mcts": cls.mcts,
             "params": [spec.describe(game) for spec in cls.params],
+            "capabilities": cls.capabilities(),
+        }
+
+    @classmethod
+    def capabilities(cls) -> dict[str, Any]:
+        """What the front end branches on instead of the algorithm's name."""
+        return {
+            "tree": cls.tree,
+            "threads": cls.mcts,
+            "proofs": cls.keeps_proofs,
+            "stepping": cls.stepping,
+            "value_kind": cls.value_kind,
+            "selection_rule": cls.selection_rule,
+            "formula": cls.formula,
+            "exploit_label": cls.exploit_label,
+            "score_label": cls.score_label,
+            "simulation": cls.simulation,
+            "backup_rule": cls.backup_rule,
         }
 
     # ------------------------------------------------------------ reading the tree
@@ -85,10 +197,40 @@ class Algorithm:
         return child.eval
 
     @classmethod
+    def selection_terms(
+        cls, child: ChildStats, parent_visits: int, params: dict[str, Any]
+    ) -> SelectionTerms:
+        """The child's formula as its parent (with ``parent_visits``) ranks it now."""
+        raise NotImplementedError
+
+    @classmethod
     def selection_score(
         cls, child: ChildStats, parent_visits: int, params: dict[str, Any]
     ) -> float:
-        raise NotImplementedError
+        """What the selection rule ranks the child by (``MoveStats.score``)."""
+        return cls.selection_terms(child, parent_visits, params).score
+
+    @classmethod
+    def selection_row(cls, child: ChildStats, terms: SelectionTerms) -> dict[str, Any]:
+        """A sibling's numbers in a step trace's selection table (beside node, move,
+        san and visits): ``value_sum``, ``q``, ``explore``, ``score`` (None = infinite)."""
+        score = terms.score if math.isfinite(terms.score) else None
+        return {
+            "value_sum": child.value_sum,
+            "q": terms.exploit,
+            "explore": terms.explore,
+            "score": score,
+        }
+
+    @classmethod
+    def child_proof(cls, child: ChildStats) -> tuple[int, int | None]:
+        """``(proof, mate)`` of a child: by default a terminal child is proven by the
+        rules (a win that ends the game here is mate in 1 ply)."""
+        if not child.terminal:
+            return NOT_PROVEN, None
+        if child.outcome > 0:
+            return PROVEN_WIN, 1
+        return (PROVEN_LOSS, None) if child.outcome < 0 else (PROVEN_DRAW, None)
 
     @classmethod
     def final_key(cls, child: ChildStats, params: dict[str, Any], threads: int) -> float:
@@ -113,6 +255,47 @@ class Algorithm:
     def pv_key(cls, tree: Tree, node: int) -> float:
         """Which child the principal variation follows: the one maximising this."""
         return float(tree.visits[node])
+
+    # ------------------------------------------------------------ step trace
+    @classmethod
+    def expansion_note(cls, new_count: int) -> str:
+        """The note of a selection level whose chosen child this iteration created."""
+        if new_count > 1:
+            return "all children created, one chosen at random"
+        return "a random untried move is added"
+
+    @classmethod
+    def simulation_trace(cls, view: StepView) -> dict[str, Any]:
+        """The step trace's simulation phase from a leaf that is not terminal (the
+        terminal case is the same for every algorithm); by default the builder that
+        :mod:`engine.search.trace` keeps for ``simulation``'s kind."""
+        from engine.search.trace import SIMULATIONS
+
+        return SIMULATIONS[cls.simulation](view)
+
+    @classmethod
+    def backup_trace(cls, view: StepView) -> list[dict[str, Any]]:
+        """The step trace's back-propagation rows, leaf first (``backup_rule``'s builder)."""
+        from engine.search.trace import BACKUPS
+
+        return BACKUPS[cls.backup_rule](view)
+
+    # ------------------------------------------------------------ UCI
+    @classmethod
+    def decides_by_visits(cls, params: dict[str, Any]) -> bool:
+        """The move played is the most visited, so a search may end early once the
+        leader cannot be caught in the time left (UCI's "decided" rule)."""
+        return False
+
+    @classmethod
+    def uci_depth(cls, info: SearchInfo) -> int:
+        """UCI ``depth``: the tree's mean node depth, rounded (at least 1)."""
+        return max(1, round(info.mean_depth))
+
+    @classmethod
+    def uci_nodes(cls, info: SearchInfo) -> int:
+        """UCI ``nodes``: iterations (each one a walk from the root)."""
+        return info.iterations
 
     # ------------------------------------------------------------ running
     @classmethod
@@ -258,8 +441,9 @@ class Worker:
         return out
 
     def child_stats(self, node: int) -> ChildStats:
+        """A node's numbers, for the side that made the move into it, with its proof."""
         t = self.tree
-        return ChildStats(
+        stats = ChildStats(
             move=int(t.move[node]),
             visits=int(t.visits[node]),
             value_sum=float(t.value_sum[node]),
@@ -268,6 +452,10 @@ class Worker:
             terminal=bool(t.flags[node] & TERMINAL),
             outcome=int(t.outcome[node]),
         )
+        proof, mate = self.algorithm.child_proof(stats)
+        if proof == NOT_PROVEN:
+            return stats
+        return replace(stats, proof=proof, mate=mate)
 
     def principal_variation(self, node: int, limit: int = 32) -> list[int]:
         """Moves from ``node`` down, each time to the child the algorithm's PV rule prefers."""
@@ -299,11 +487,3 @@ class Worker:
         self.tree.adopt(reroot(self.tree, child))
         self._visits_offset = int(self.tree.visits[ROOT])
         return True
-
-
-def mover_q_to_white(q: float, mover_is_white: bool) -> float:
-    return q if mover_is_white else 1.0 - q
-
-
-def log_visits(visits: int) -> float:
-    return math.log(visits) if visits > 0 else -math.inf

@@ -11,6 +11,9 @@ Points of view (pinned by tests):
 * ``MoveStats.score``  the number the algorithm selects by right now: UCB1 for
                        ``uct``/``uct-minimax``, eval + exploration for ``bfms``,
                        the search score for ``alphabeta``.
+* ``MoveStats.proof``  the move's proven value for that same side: 1 win, -1 loss,
+                       2 draw, 0 not proven; ``MoveStats.mate`` the plies to the end
+                       of a proven win or loss when known (``score mate`` in UCI).
 * ``TreeNodeInfo.q``   expected score for the side that made the move into that
                        node; ``q_white`` is the same number for White.
 """
@@ -34,6 +37,8 @@ class MoveStats:
     pv: tuple[str, ...] = ()  # UCI moves starting with ``move``
     pv_san: tuple[str, ...] = ()
     bound: str = "exact"  # alphabeta: "exact", "upper" (fail-low) or "lower"
+    proof: int = 0  # proven for the side to move at the root: 1 win, -1 loss, 2 draw; 0 not
+    mate: int | None = None  # plies to the end of a proven win or loss, when known
 
 
 @dataclass(frozen=True)

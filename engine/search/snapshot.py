@@ -91,6 +91,9 @@ def merge_root_children(workers: Sequence[Any]) -> dict[int, Merged]:
                 terminal=s.terminal or child.terminal,
                 outcome=s.outcome if s.terminal else child.outcome,
                 bound=s.bound,
+                # the same position in every tree: a proof found in one holds for all
+                proof=s.proof or child.proof,
+                mate=s.mate if s.proof else child.mate,
             )
     return merged
 
@@ -117,6 +120,8 @@ def move_stats(
         pv=pv_uci,
         pv_san=pv_san,
         bound=child.bound,
+        proof=child.proof,
+        mate=child.mate,
     )
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -22,7 +23,7 @@ import numpy as np
 
 from engine.core.convert import move_to_uci
 from engine.core.state import STATUS_NAMES
-from engine.search.algorithm import Algorithm
+from engine.search.algorithm import Algorithm, ChildStats
 from engine.search.codes import (
     CUT_EVAL,
     DONE,
@@ -63,6 +64,54 @@ def _clean(x: float) -> float | None:
     return None if math.isinf(x) or math.isnan(x) else float(x)
 
 
+@dataclass
+class StepView:
+    """One iteration just run, as the step trace's phase builders read it: the tree
+    *after* the step, the statistics of the nodes that existed *before* it, the path and
+    the new nodes. Algorithms' :meth:`~engine.search.algorithm.Algorithm.simulation_trace`
+    and ``backup_trace`` hooks receive it."""
+
+    algorithm: type[Algorithm]
+    params: dict[str, Any]
+    worker: Any
+    tree: Any
+    sans: SanCache
+    used: int  # nodes before the step
+    before_visits: np.ndarray
+    before_sum: np.ndarray
+    before_value: np.ndarray
+    path: list[int]
+    created: list[int]  # new nodes, in id order
+    status: int  # T_SIM_STATUS
+    reward: float  # F_REWARD: for the side that moved into the leaf
+
+    @property
+    def leaf(self) -> int:
+        return self.path[-1]
+
+    def name(self, node: int) -> dict[str, Any]:
+        tree = self.tree
+        return {
+            "node": node,
+            "move": "" if node == ROOT else move_to_uci(int(tree.move[node])),
+            "san": self.sans.node(tree, node),
+            "depth": int(tree.depth[node]),
+        }
+
+    def before(self, node: int) -> ChildStats:
+        """``node``'s numbers as the selection compared them (before this step)."""
+        tree = self.tree
+        return ChildStats(
+            move=int(tree.move[node]),
+            visits=int(self.before_visits[node]),
+            value_sum=float(self.before_sum[node]),
+            value=float(self.before_value[node]),
+            eval=float(tree.eval[node]),
+            terminal=bool(tree.flags[node] & TERMINAL),
+            outcome=int(tree.outcome[node]),
+        )
+
+
 def build_trace(
     algorithm: type[Algorithm],
     params: dict[str, Any],
@@ -71,9 +120,9 @@ def build_trace(
     sans: SanCache,
     iteration: int,
 ) -> StepTrace:
-    tree = getattr(worker, "tree", None)
-    if tree is None:
+    if not algorithm.tree:
         return _alphabeta_trace(algorithm, worker, stop, sans, iteration)
+    tree = worker.tree
     used = tree.used
     before_visits = tree.visits[:used].copy()
     before_sum = tree.value_sum[:used].copy()
@@ -81,221 +130,240 @@ def build_trace(
     code = worker.step(stop)
     if code != DONE:
         return StepTrace(algorithm.name, worker.thread, iteration, code, 0)
-    path = [int(n) for n in worker.path[: int(worker.info[T_PATH_LEN])]]
     first_new = int(worker.info[T_FIRST_NEW])
     new_count = int(worker.info[T_NEW_COUNT])
-    created = set(range(first_new, first_new + new_count)) if first_new >= 0 else set()
-
-    def node_name(node: int) -> dict[str, Any]:
-        return {
-            "node": node,
-            "move": "" if node == ROOT else move_to_uci(int(tree.move[node])),
-            "san": sans.node(tree, node),
-            "depth": int(tree.depth[node]),
-        }
-
-    # ---------------------------------------------------------------- selection
-    selection = []
-    for level, (node, chosen) in enumerate(itertools.pairwise(path)):
-        parent_visits = int(before_visits[node])
-        entry: dict[str, Any] = {**node_name(node), "level": level, "visits": parent_visits}
-        if chosen in created:
-            entry["rule"] = "expand"
-            entry["note"] = (
-                "all children created, one chosen at random"
-                if new_count > 1
-                else "a random untried move is added"
-            )
-            entry["chosen"] = node_name(chosen)
-            selection.append(entry)
-            continue
-        kids = [k for k in tree.children(node) if k < used]
-        if algorithm.name == "uct-minimax" and before_visits[chosen] == 0:
-            entry["rule"] = "random-unvisited"
-            entry["note"] = "children not yet visited are tried first, in random order"
-            entry["chosen"] = node_name(chosen)
-            selection.append(entry)
-            continue
-        rows = []
-        for k in kids:
-            rows.append(
-                _formula_row(
-                    algorithm,
-                    params,
-                    tree,
-                    k,
-                    before_visits,
-                    before_sum,
-                    before_value,
-                    parent_visits,
-                    sans,
-                )
-            )
-        best = max(rows, key=lambda r: r["_rank"]) if rows else None
-        for sibling in rows:
-            sibling["winner"] = best is not None and sibling["node"] == best["node"]
-            sibling["chosen"] = sibling["node"] == chosen
-            sibling.pop("_rank")
-        entry["rule"] = "bfms" if algorithm.name == "bfms" else "ucb1"
-        entry["formula"] = (
-            "eval + C·sqrt(ln N / n)  (n = 0: eval + FPU)"
-            if algorithm.name == "bfms"
-            else "Q/N + c·sqrt(2 ln N_parent / N)"
-        )
-        entry["children"] = rows
-        entry["chosen"] = node_name(chosen)
-        selection.append(entry)
-
-    leaf = path[-1]
-    # ---------------------------------------------------------------- expansion
-    expansion: dict[str, Any] = {"parent": None, "nodes": []}
-    if created:
-        parent = int(tree.parent[first_new])
-        expansion["parent"] = node_name(parent)
-        expansion["nodes"] = [
-            {
-                **node_name(n),
-                "eval": float(tree.eval[n]),
-                "value": float(tree.value[n]),
-                "terminal": bool(tree.flags[n] & TERMINAL),
-            }
-            for n in sorted(created)
-        ]
-
-    # ---------------------------------------------------------------- simulation
-    status = int(worker.info[T_SIM_STATUS])
-    reward = float(worker.finfo[F_REWARD])
-    leaf_info = node_name(leaf)
-    if status == SIM_TERMINAL:
-        outcome = int(tree.outcome[leaf])
-        simulation: dict[str, Any] = {
-            "kind": "terminal",
-            "leaf": leaf_info,
-            "outcome": outcome,
-            "reward": 0.5 * (outcome + 1),
-            "note": "the game is over at this node: its result is backed up as it is",
-        }
-        if algorithm.name == "bfms":
-            simulation["value"] = float(tree.value[leaf])
-    elif algorithm.name == "uct":
-        plies = int(worker.info[T_SIM_PLIES])
-        moves = [move_to_uci(int(m)) for m in worker.record[:plies]]
-        path_moves = [move_to_uci(int(tree.move[n])) for n in path[1:]]
-        san_line = sans.line(path_moves + moves)[len(path_moves) :]
-        white = int(worker.info[T_SIM_WHITE])
-        simulation = {
-            "kind": "playout",
-            "leaf": leaf_info,
-            "policy": params["policy"],
-            "moves": moves,
-            "san": list(san_line),
-            "plies": plies,
-            "status": STATUS_NAMES.get(status, str(status)),
-            "result": RESULT_TEXT[white],
-            "reward": reward,
-            "at_cap": params["at_cap"],
-        }
-        if status == CUT_EVAL:  # cut off by ply_cap and scored by the evaluation
-            simulation["status"] = "cut off at the ply cap"
-            simulation["result"] = "scored by the static evaluation"
-            simulation["score"] = float(worker.finfo[F_SCORE])
-    elif algorithm.name == "uct-minimax":
-        simulation = {
-            "kind": "minimax",
-            "leaf": leaf_info,
-            "depth": int(worker.info[T_SIM_PLIES]),
-            "score": float(worker.finfo[F_SCORE]),
-            "reward_rule": params["reward"],
-            "reward": reward,
-        }
-    else:  # bfms: the leaf's children were evaluated statically
-        simulation = {
-            "kind": "evaluation",
-            "leaf": leaf_info,
-            "evaluated": new_count,
-            "values": [{**node_name(n), "value": float(tree.value[n])} for n in sorted(created)],
-            "note": "each new child scored by the static evaluation (mates: 10000 − 10·ply)",
-        }
-
-    # ---------------------------------------------------------------- back-propagation
-    backprop: list[dict[str, Any]] = []
-    r = reward
-    for node in reversed(path):
-        existed = node < used
-        row: dict[str, Any] = {
-            **node_name(node),
-            "visits_before": int(before_visits[node]) if existed else 0,
-            "visits_after": int(tree.visits[node]),
-        }
-        if algorithm.name == "bfms":
-            row["rule"] = "negamax"
-            row["value_before"] = float(before_value[node]) if existed else float(tree.eval[node])
-            row["value_after"] = float(tree.value[node])
-            kids = tree.children(node)
-            if kids and not (tree.flags[node] & TERMINAL):
-                best_child = max(kids, key=lambda k: float(tree.value[k]))
-                row["max_child"] = {**node_name(best_child), "value": float(tree.value[best_child])}
-        else:
-            row["rule"] = "average"
-            row["reward"] = r
-            sum_before = float(before_sum[node]) if existed else 0.0
-            row["value_sum_before"] = sum_before
-            row["value_sum_after"] = float(tree.value_sum[node])
-            row["q_before"] = sum_before / row["visits_before"] if row["visits_before"] else None
-            row["q_after"] = float(tree.value_sum[node]) / max(1, row["visits_after"])
-            r = 1.0 - r
-        backprop.append(row)
-
+    view = StepView(
+        algorithm=algorithm,
+        params=params,
+        worker=worker,
+        tree=tree,
+        sans=sans,
+        used=used,
+        before_visits=before_visits,
+        before_sum=before_sum,
+        before_value=before_value,
+        path=[int(n) for n in worker.path[: int(worker.info[T_PATH_LEN])]],
+        created=list(range(first_new, first_new + new_count)) if first_new >= 0 else [],
+        status=int(worker.info[T_SIM_STATUS]),
+        reward=float(worker.finfo[F_REWARD]),
+    )
+    if view.status == SIM_TERMINAL:
+        simulation = terminal_simulation(view)
+    else:
+        simulation = algorithm.simulation_trace(view)
     return StepTrace(
         algorithm.name,
         worker.thread,
         iteration,
         code,
         1,
-        selection,
-        expansion,
+        _selection(view),
+        _expansion(view),
         simulation,
-        backprop,
+        algorithm.backup_trace(view),
     )
 
 
-def _formula_row(
-    algorithm: type[Algorithm],
-    params: dict[str, Any],
-    tree: Any,
-    node: int,
-    visits: np.ndarray,
-    sums: np.ndarray,
-    values: np.ndarray,
-    parent_visits: int,
-    sans: SanCache,
-) -> dict[str, Any]:
-    n = int(visits[node])
-    row: dict[str, Any] = {
-        "node": node,
-        "move": move_to_uci(int(tree.move[node])),
-        "san": sans.node(tree, node),
-        "visits": n,
+def _selection(view: StepView) -> list[dict[str, Any]]:
+    """One entry per level of the walk: every sibling's formula with the winner, or the
+    rule (expansion, random unvisited) that chose instead of the formula."""
+    algorithm, tree = view.algorithm, view.tree
+    created = set(view.created)
+    selection = []
+    for level, (node, chosen) in enumerate(itertools.pairwise(view.path)):
+        parent_visits = int(view.before_visits[node])
+        entry: dict[str, Any] = {**view.name(node), "level": level, "visits": parent_visits}
+        if chosen in created:
+            entry["rule"] = "expand"
+            entry["note"] = algorithm.expansion_note(len(view.created))
+            entry["chosen"] = view.name(chosen)
+            selection.append(entry)
+            continue
+        if algorithm.unvisited_first is not None and view.before_visits[chosen] == 0:
+            entry["rule"] = "random-unvisited"
+            entry["note"] = algorithm.unvisited_first
+            entry["chosen"] = view.name(chosen)
+            selection.append(entry)
+            continue
+        rows = []
+        ranks = []
+        for k in tree.children(node):
+            if k >= view.used:
+                continue
+            stats = view.before(k)
+            terms = algorithm.selection_terms(stats, parent_visits, view.params)
+            rows.append(
+                {
+                    "node": k,
+                    "move": move_to_uci(stats.move),
+                    "san": view.sans.node(tree, k),
+                    "visits": stats.visits,
+                    **algorithm.selection_row(stats, terms),
+                }
+            )
+            ranks.append(terms.score)
+        best = rows[ranks.index(max(ranks))]["node"] if rows else None
+        for sibling in rows:
+            sibling["winner"] = sibling["node"] == best
+            sibling["chosen"] = sibling["node"] == chosen
+        entry["rule"] = algorithm.selection_rule
+        entry["formula"] = algorithm.formula
+        entry["exploit_label"] = algorithm.exploit_label
+        entry["score_label"] = algorithm.score_label
+        entry["children"] = rows
+        entry["chosen"] = view.name(chosen)
+        selection.append(entry)
+    return selection
+
+
+def _expansion(view: StepView) -> dict[str, Any]:
+    tree = view.tree
+    expansion: dict[str, Any] = {"parent": None, "nodes": []}
+    if view.created:
+        expansion["parent"] = view.name(int(tree.parent[view.created[0]]))
+        expansion["nodes"] = [
+            {
+                **view.name(n),
+                "eval": float(tree.eval[n]),
+                "value": float(tree.value[n]),
+                "terminal": bool(tree.flags[n] & TERMINAL),
+            }
+            for n in view.created
+        ]
+    return expansion
+
+
+# ---------------------------------------------------------------- simulation builders
+
+
+def terminal_simulation(view: StepView) -> dict[str, Any]:
+    """The leaf's game is over: no simulation, its result is backed up (with the value
+    it holds when the algorithm backs values up by negamax)."""
+    outcome = int(view.tree.outcome[view.leaf])
+    simulation: dict[str, Any] = {
+        "kind": "terminal",
+        "leaf": view.name(view.leaf),
+        "outcome": outcome,
+        "reward": 0.5 * (outcome + 1),
+        "note": "the game is over at this node: its result is backed up as it is",
     }
-    if algorithm.name == "bfms":
-        value = float(values[node])
-        if n == 0:
-            explore = float(params["fpu"])
-        else:
-            explore = float(params["C"]) * math.sqrt(math.log(max(1, parent_visits)) / n)
-        score = value + explore
-        row.update(value=value, explore=explore, score=score)
-    else:
-        total = float(sums[node])
-        if n == 0:
-            q, explore, score = None, None, math.inf
-        else:
-            q = total / n
-            explore = float(params["c"]) * math.sqrt(2.0 * math.log(max(1, parent_visits)) / n)
-            score = q + explore
-        row.update(value_sum=total, q=q, explore=explore, score=_clean(score))
-    row["_rank"] = score
-    return row
+    if view.algorithm.backup_rule == "negamax":
+        simulation["value"] = float(view.tree.value[view.leaf])
+    return simulation
+
+
+def playout_simulation(view: StepView) -> dict[str, Any]:
+    """A random game from the leaf: its moves, how it ended, its reward."""
+    worker, tree, params = view.worker, view.tree, view.params
+    plies = int(worker.info[T_SIM_PLIES])
+    moves = [move_to_uci(int(m)) for m in worker.record[:plies]]
+    path_moves = [move_to_uci(int(tree.move[n])) for n in view.path[1:]]
+    san_line = view.sans.line(path_moves + moves)[len(path_moves) :]
+    white = int(worker.info[T_SIM_WHITE])
+    simulation: dict[str, Any] = {
+        "kind": "playout",
+        "leaf": view.name(view.leaf),
+        "policy": params["policy"],
+        "moves": moves,
+        "san": list(san_line),
+        "plies": plies,
+        "status": STATUS_NAMES.get(view.status, str(view.status)),
+        "result": RESULT_TEXT[white],
+        "reward": view.reward,
+        "at_cap": params["at_cap"],
+    }
+    if view.status == CUT_EVAL:  # cut off by ply_cap and scored by the evaluation
+        simulation["status"] = "cut off at the ply cap"
+        simulation["result"] = "scored by the static evaluation"
+        simulation["score"] = float(worker.finfo[F_SCORE])
+    return simulation
+
+
+def minimax_simulation(view: StepView) -> dict[str, Any]:
+    """A shallow alpha-beta search of the leaf: its depth, score and the reward."""
+    return {
+        "kind": "minimax",
+        "leaf": view.name(view.leaf),
+        "depth": int(view.worker.info[T_SIM_PLIES]),
+        "score": float(view.worker.finfo[F_SCORE]),
+        "reward_rule": view.params["reward"],
+        "reward": view.reward,
+    }
+
+
+def evaluation_simulation(view: StepView) -> dict[str, Any]:
+    """The leaf's new children, each scored by the static evaluation."""
+    tree = view.tree
+    return {
+        "kind": "evaluation",
+        "leaf": view.name(view.leaf),
+        "evaluated": len(view.created),
+        "values": [{**view.name(n), "value": float(tree.value[n])} for n in view.created],
+        "note": "each new child scored by the static evaluation (mates: 10000 − 10·ply)",
+    }
+
+
+SIMULATIONS: dict[str, Callable[[StepView], dict[str, Any]]] = {
+    "playout": playout_simulation,
+    "minimax": minimax_simulation,
+    "evaluation": evaluation_simulation,
+}
+
+
+# ---------------------------------------------------------------- back-propagation builders
+
+
+def average_rows(view: StepView) -> list[dict[str, Any]]:
+    """Each path node's visits and reward sum before and after; the reward flips sides
+    at every ply."""
+    tree = view.tree
+    rows: list[dict[str, Any]] = []
+    r = view.reward
+    for node in reversed(view.path):
+        existed = node < view.used
+        row: dict[str, Any] = {
+            **view.name(node),
+            "visits_before": int(view.before_visits[node]) if existed else 0,
+            "visits_after": int(tree.visits[node]),
+            "rule": "average",
+            "reward": r,
+        }
+        sum_before = float(view.before_sum[node]) if existed else 0.0
+        row["value_sum_before"] = sum_before
+        row["value_sum_after"] = float(tree.value_sum[node])
+        row["q_before"] = sum_before / row["visits_before"] if row["visits_before"] else None
+        row["q_after"] = float(tree.value_sum[node]) / max(1, row["visits_after"])
+        r = 1.0 - r
+        rows.append(row)
+    return rows
+
+
+def negamax_rows(view: StepView) -> list[dict[str, Any]]:
+    """Each path node's value before and after being overwritten by −max(children)."""
+    tree = view.tree
+    rows: list[dict[str, Any]] = []
+    for node in reversed(view.path):
+        existed = node < view.used
+        row: dict[str, Any] = {
+            **view.name(node),
+            "visits_before": int(view.before_visits[node]) if existed else 0,
+            "visits_after": int(tree.visits[node]),
+            "rule": "negamax",
+            "value_before": float(view.before_value[node]) if existed else float(tree.eval[node]),
+            "value_after": float(tree.value[node]),
+        }
+        kids = tree.children(node)
+        if kids and not (tree.flags[node] & TERMINAL):
+            best_child = max(kids, key=lambda k: float(tree.value[k]))
+            row["max_child"] = {**view.name(best_child), "value": float(tree.value[best_child])}
+        rows.append(row)
+    return rows
+
+
+BACKUPS: dict[str, Callable[[StepView], list[dict[str, Any]]]] = {
+    "average": average_rows,
+    "negamax": negamax_rows,
+}
 
 
 def _alphabeta_trace(

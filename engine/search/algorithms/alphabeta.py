@@ -13,6 +13,7 @@ and it is kept exactly: the kernel stops on the Nth node of a search given N.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,13 @@ import numpy as np
 from engine.core.convert import legal_move_array
 from engine.core.games import legal_moves, make_move, status
 from engine.core.state import MAX_MOVES, ONGOING
-from engine.search.algorithm import Algorithm, ChildStats
+from engine.search.algorithm import (
+    NOT_PROVEN,
+    Algorithm,
+    ChildStats,
+    SelectionTerms,
+    proof_from_value,
+)
 from engine.search.alphabeta_core import (
     ABORTED,
     EXACT,
@@ -32,6 +39,7 @@ from engine.search.alphabeta_core import (
 )
 from engine.search.codes import DONE, EXHAUSTED, ROOT_TERMINAL, STOPPED
 from engine.search.evaluation import evaluate
+from engine.search.info import SearchInfo
 from engine.search.params import ParamSpec
 
 PV_LIMIT = 32
@@ -132,11 +140,15 @@ class AlphaBetaWorker:
         searched = self.completed_depth > 0
         for i, m in enumerate(self.moves):
             value = float(self.scores[i]) if searched else float(self.static[i])
-            out.append((i, ChildStats(
+            child = ChildStats(
                 move=int(m), visits=int(self.nodes[i]), value_sum=0.0, value=value,
                 eval=float(self.static[i]), terminal=False, outcome=0,
                 bound="exact" if self.bounds[i] == EXACT else "upper",
-            )))  # fmt: skip
+            )  # fmt: skip
+            proof, mate = AlphaBeta.child_proof(child) if searched else (NOT_PROVEN, None)
+            if proof != NOT_PROVEN:
+                child = replace(child, proof=proof, mate=mate)
+            out.append((i, child))
         return out
 
     def principal_variation(self, index: int, limit: int = PV_LIMIT) -> list[int]:
@@ -159,6 +171,16 @@ class AlphaBeta(Algorithm):
         "MVV-LVA ordering and quiescence, using the same evaluation as the MCTS algorithms."
     )
     mcts = False
+    tree = False  # it keeps root moves only: no node card, tree view or step walk
+    keeps_proofs = True  # an exact mate score is a proof
+    stepping = "depth"
+    value_kind = "eval"
+    selection_rule = "score"
+    formula = "negamax alpha-beta score"
+    exploit_label = "score"
+    score_label = "score"
+    simulation = "alphabeta"
+    backup_rule = "negamax"
     params = (
         ParamSpec(
             "max_depth", "int", 64, "deepest iteration of iterative deepening",
@@ -177,10 +199,29 @@ class AlphaBeta(Algorithm):
         return child.value
 
     @classmethod
-    def selection_score(
+    def selection_terms(
         cls, child: ChildStats, parent_visits: int, params: dict[str, Any]
-    ) -> float:
-        return child.value
+    ) -> SelectionTerms:
+        """No exploration: a move ranks by its search score."""
+        return SelectionTerms(child.value, 0.0, child.value)
+
+    @classmethod
+    def child_proof(cls, child: ChildStats) -> tuple[int, int | None]:
+        """An exact mate score (``WIN − 10·ply``) is a proven win or loss; bounds prove
+        nothing here (a fail-low move's true score is only known to be lower)."""
+        if child.bound != "exact":
+            return NOT_PROVEN, None
+        return proof_from_value(child)
+
+    @classmethod
+    def uci_depth(cls, info: SearchInfo) -> int:
+        """The last completed iteration of iterative deepening."""
+        return max(1, info.depth)
+
+    @classmethod
+    def uci_nodes(cls, info: SearchInfo) -> int:
+        """Nodes searched (its "iterations" are nodes too)."""
+        return info.nodes
 
     @classmethod
     def final_key(cls, child: ChildStats, params: dict[str, Any], threads: int) -> float:

@@ -19,7 +19,13 @@ import numpy as np
 from numba import njit
 
 from engine.core.state import MAX_MOVES
-from engine.search.algorithm import Algorithm, ChildStats, Worker
+from engine.search.algorithm import (
+    Algorithm,
+    ChildStats,
+    SelectionTerms,
+    Worker,
+    proof_from_value,
+)
 from engine.search.codes import (
     DONE,
     F_SCORE,
@@ -105,6 +111,15 @@ class BFMS(Algorithm):
     )  # fmt: skip
     free_per_iteration = MAX_MOVES
     pv_needs_visits = False  # the negamax line may run through children never selected
+    keeps_proofs = True  # negamax over every child turns mate scores into proofs
+    value_kind = "eval"
+    selection_rule = "bfms"
+    formula = "eval + C·sqrt(ln N_parent / N)  (N = 0: eval + FPU)"
+    exploit_label = "eval"
+    score_label = "eval+U"
+    selection_params = ("C", "fpu")
+    simulation = "evaluation"
+    backup_rule = "negamax"
 
     @staticmethod
     def q(child: ChildStats) -> float:
@@ -124,12 +139,24 @@ class BFMS(Algorithm):
         return np.array([params["C"], params["fpu"]], dtype=np.float64)
 
     @classmethod
-    def selection_score(
+    def selection_terms(
         cls, child: ChildStats, parent_visits: int, params: dict[str, Any]
-    ) -> float:
-        return float(
+    ) -> SelectionTerms:
+        """The child's value and its exploration term (FPU when unvisited), whose sum is
+        the kernel's own ``bfms_score``."""
+        score = float(
             bfms_score(child.value, child.visits, parent_visits, params["C"], params["fpu"])
         )
+        explore = float(params["fpu"]) if child.visits == 0 else score - child.value
+        return SelectionTerms(child.value, explore, score)
+
+    @classmethod
+    def selection_row(cls, child: ChildStats, terms: SelectionTerms) -> dict[str, Any]:
+        return {"value": terms.exploit, "explore": terms.explore, "score": terms.score}
+
+    @classmethod
+    def child_proof(cls, child: ChildStats) -> tuple[int, int | None]:
+        return proof_from_value(child)
 
     @classmethod
     def final_key(cls, child: ChildStats, params: dict[str, Any], threads: int) -> float:

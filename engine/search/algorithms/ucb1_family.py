@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from engine.search.algorithm import Algorithm, ChildStats
+from engine.search.algorithm import Algorithm, ChildStats, SelectionTerms
 from engine.search.params import ParamSpec
 from engine.search.parts.final import visits_or_q
 from engine.search.parts.select import ucb1
@@ -24,11 +24,29 @@ C_PARAM = ParamSpec(
 class UCB1Family(Algorithm):
     """Base of the algorithms that select by UCB1 and back up averages."""
 
+    selection_rule = "ucb1"
+    formula = "Q/N + c·sqrt(2 ln N_parent / N)"
+    exploit_label = "Q/N"
+    score_label = "UCT"
+    selection_params = ("c",)
+    value_kind = "q"
+    backup_rule = "average"
+
     @classmethod
-    def selection_score(
+    def selection_terms(
         cls, child: ChildStats, parent_visits: int, params: dict[str, Any]
-    ) -> float:
-        return float(ucb1(child.value_sum, child.visits, max(1, parent_visits), params["c"]))
+    ) -> SelectionTerms:
+        """Q/N and the exploration term of UCB1, whose sum is the kernel's own ``ucb1``;
+        an unvisited child scores +inf and has neither term."""
+        score = float(ucb1(child.value_sum, child.visits, max(1, parent_visits), params["c"]))
+        if child.visits == 0:
+            return SelectionTerms(None, None, score)
+        exploit = child.value_sum / child.visits
+        return SelectionTerms(exploit, score - exploit, score)
+
+    @classmethod
+    def decides_by_visits(cls, params: dict[str, Any]) -> bool:
+        return params.get("final") == "visits"
 
     @classmethod
     def final_key(cls, child: ChildStats, params: dict[str, Any], threads: int) -> float:
