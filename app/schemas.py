@@ -37,7 +37,7 @@ class EngineFields(_Strict):
     settings (``GET /api/settings``); ``params`` are checked by the algorithm.
     """
 
-    algorithm: str | None = Field(None, max_length=40)
+    algorithm: str | None = Field(None, min_length=1, max_length=40)  # "": refused, not "keep"
     params: dict[str, Any] | None = None
     threads: int | None = Field(None, ge=1)
     budget: Budget | None = None

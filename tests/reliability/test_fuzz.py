@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from app.main import create_app
 from app.settings import Settings
+from engine.search.registry import ALGORITHMS as REGISTERED
 from tests.app.conftest import Socket, game_state, new_game
 
 WS_EXAMPLES = 700
@@ -33,7 +34,7 @@ RUN = settings(
     suppress_health_check=list(HealthCheck),
 )
 TYPES = ["move", "search", "settings", "undo", "setup", "go", "subscribe", "ping"]
-ALGORITHMS = ["uct", "uct-minimax", "bfms", "alphabeta"]
+ALGORITHMS = list(REGISTERED)  # every registered name is valid, so never "hostile"
 HUMANS = ("white", "black", "none", "both")
 FEN_LIKE = r"[rnbqkpRNBQKP1-8/]{10,64} [wb] [KQkq-]{1,4} [-a-h1-8]{1,2} \d \d"
 
@@ -122,7 +123,8 @@ def hostile_frame(draw: st.DrawFn, legal: list[str]) -> str:
             "threads": st.integers(max_value=0) | st.integers(min_value=3) | st.text(max_size=3),
             "movetime_ms": st.integers(max_value=9) | st.integers(min_value=5_001) | st.floats(),
             "iterations": st.integers(max_value=0) | st.integers(min_value=1_000_001),
-            "algorithm": st.text(min_size=1, max_size=45).filter(lambda a: a not in ALGORITHMS),
+            # "" included: it is no algorithm, not "keep the current one" (that is null)
+            "algorithm": st.text(max_size=45).filter(lambda a: a not in ALGORITHMS),
             "params": st.dictionaries(
                 st.text(min_size=1, max_size=8).filter(lambda k: k not in ("c", "hash_mb")),
                 json_values, min_size=1, max_size=3) | st.lists(st.integers(), max_size=2),
@@ -183,7 +185,7 @@ def hostile_body(draw: st.DrawFn) -> tuple[bytes, str]:
             | st.integers(),
             "threads": st.integers(max_value=0) | st.integers(min_value=3),
             "movetime_ms": st.integers(min_value=5_001) | st.integers(max_value=0),
-            "algorithm": st.text(min_size=1, max_size=30).filter(lambda a: a not in ALGORITHMS),
+            "algorithm": st.text(max_size=30).filter(lambda a: a not in ALGORITHMS),
         }[field]  # fmt: skip
         return json.dumps({field: draw(bad)}).encode(), "application/json"
     fen = draw(st.text(min_size=1, max_size=120))
@@ -245,3 +247,21 @@ def test_a_thousand_hostile_messages_and_bodies_each_get_an_error_and_change_not
     assert game_state(client, game["id"]) == before
     assert counts["ws"] + counts["http"] >= 1_000, counts
     print(f"fuzz: {counts['ws']} websocket messages and {counts['http']} HTTP bodies refused")
+
+
+def test_an_empty_algorithm_is_refused_naming_the_field_while_null_keeps_the_current_one(
+    fuzz_client: TestClient,
+) -> None:
+    client = fuzz_client
+    assert client.post("/api/games", json={"algorithm": ""}).json()["code"] == "bad_request"
+    game = new_game(client, human="white", algorithm="bfms")
+    with client.websocket_connect(game["ws"]) as raw:
+        ws = Socket(raw)
+        ws.recv()
+        ws.send({"type": "settings", "algorithm": ""})
+        refused = ws.until(lambda f: f["type"] in ("error", "state"))
+        assert refused["type"] == "error" and refused["code"] == "bad_request"
+        assert "algorithm" in refused["message"]
+        ws.send({"type": "settings", "algorithm": None, "human": "black"})
+        state = ws.until(lambda f: f["type"] == "state" and f["human"] == "black")
+        assert state["settings"]["algorithm"] == "bfms"
