@@ -15,6 +15,12 @@ Request bodies are capped (``max_body`` bytes, ``CANOPY_HTTP_MAX_BODY``): a larg
 off with 413 as soon as it passes the cap, so no request can make the server buffer
 megabytes of JSON.
 
+``Cross-Origin-Opener-Policy: same-origin`` is sent only where a browser honours it: a
+secure context (https, or a loopback host such as ``localhost``). A class served over
+plain http on the room's network (``http://192.168.1.20:8000``) would otherwise make
+every page load print "the Cross-Origin-Opener-Policy header has been ignored, because
+the URL's origin was untrustworthy" in the console; the header protects nothing there.
+
 The request id is the client's ``X-Request-ID`` when it looks like one, else
 a fresh one; it is echoed in the response and set in the logging context for
 HTTP requests and websockets alike.
@@ -45,10 +51,31 @@ SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
     (b"x-frame-options", b"DENY"),
-    (b"cross-origin-opener-policy", b"same-origin"),
     (b"permissions-policy", b"camera=(), microphone=(), geolocation=(), payment=()"),
 )
+COOP = (b"cross-origin-opener-policy", b"same-origin")
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
+_LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]", "::1")
+
+
+def trustworthy_origin(scope: Scope) -> bool:
+    """Whether the page's origin is potentially trustworthy (a secure context) for a browser.
+
+    https (as uvicorn reports it, also behind a proxy with ``--proxy-headers``), or a
+    loopback host: ``localhost`` and its subdomains, 127.0.0.0/8, ``[::1]``.
+    """
+    if scope.get("scheme") in ("https", "wss"):
+        return True
+    host = (_header(scope, b"host") or "").lower()
+    if host.startswith("["):  # [::1]:8000
+        name = host.split("]", 1)[0] + "]"
+    else:
+        name = host.rsplit(":", 1)[0] if ":" in host else host
+    return (
+        name in _LOOPBACK_NAMES
+        or name.endswith(".localhost")
+        or re.fullmatch(r"127(\.\d{1,3}){3}", name) is not None
+    )
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -77,6 +104,7 @@ class HardeningMiddleware:
                 return
             path: str = scope.get("path", "")
             csp = DOCS_CSP if path in DOCS_PATHS else CSP
+            secure_origin = trustworthy_origin(scope)
             started = False
 
             refused = False  # the middleware answered 413 itself: the app's reply is dropped
@@ -94,6 +122,8 @@ class HardeningMiddleware:
                     ]
                     headers.append((b"content-security-policy", csp.encode()))
                     headers.extend(SECURITY_HEADERS)
+                    if secure_origin:
+                        headers.append(COOP)
                     headers.append((b"x-request-id", rid.encode()))
                     message["headers"] = headers
                 await send(message)
