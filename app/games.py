@@ -20,7 +20,7 @@ import logging
 import secrets
 import time
 from collections import deque
-from collections.abc import Callable, Coroutine, Iterable, Sequence
+from collections.abc import Callable, Coroutine, Hashable, Iterable, Sequence
 from typing import Any, Protocol
 
 from app.inside import (
@@ -356,6 +356,10 @@ class LiveGame:
             if conn.role not in encoded:
                 encoded[conn.role] = self._encode_state(conn.role)
             conn.outbox.put_state(encoded[conn.role])
+
+    def queue_moved(self) -> None:
+        """The search queue moved (:class:`app.pool.Waiter`): everyone sees the new place."""
+        self.broadcast_state()
 
     def broadcast_reply(self, payload: dict[str, Any]) -> None:
         text = dumps(payload)
@@ -1110,9 +1114,9 @@ class GameService:
             "stopping": self.stopping,
         }
 
-    def release(self, game: LiveGame) -> None:
-        for nxt in self.pool.release(game):
-            assert isinstance(nxt, LiveGame)
+    def release(self, job: Hashable) -> None:
+        """Give back ``job``'s slot (or its place in the queue); start whoever it admits."""
+        for nxt in self.pool.release(job):
             self.spawn(nxt.admitted(), game_id=nxt.id)
 
     def spawn(self, coro: Coroutine[Any, Any, None], game_id: str | None = None) -> None:
@@ -1134,11 +1138,10 @@ class GameService:
     def _pool_changed(self) -> None:
         """Queued games learn their new place in the queue."""
         seen: dict[str, int | None] = {}
-        for game in self.pool.queued_jobs():
-            assert isinstance(game, LiveGame)
-            seen[game.id] = pos = self.pool.position(game)
-            if self._queue_seen.get(game.id) != pos:
-                game.broadcast_state()
+        for job in self.pool.queued_jobs():
+            seen[job.id] = pos = self.pool.position(job)
+            if self._queue_seen.get(job.id) != pos:
+                job.queue_moved()
         self._queue_seen = seen
 
     async def close(self) -> None:

@@ -7,8 +7,9 @@ their snapshots; this module is the app's thin wrapper around it. A
 
 * it validates the request (algorithms, parameters, threads and budget
   within the server's limits) before anything changes;
-* it takes one slot of the search pool for the race (a race is refused,
-  not queued, when every slot is busy: a teacher wants to know at once);
+* it takes one slot of the search pool for the race before building it (a
+  race is refused, not queued, when every slot is busy: a teacher wants to
+  know at once);
 * the race's ``on_info`` fires in the race thread and only hands the pairing
   to the event loop, where it is shaped once into a ``race`` frame and put
   in every watcher's race slot (latest only, like stats).
@@ -137,35 +138,40 @@ class RaceRunner:
         await self.stop()
         await game.stop_for_race()
         pool = game.service.pool
-        if pool.running >= pool.capacity:
+        # The slot is taken before the race is built (an await): a game that asks for a
+        # search meanwhile queues behind the race instead of taking the slot from under it.
+        if not pool.acquire(self):
             raise BusyError(
                 f"all {pool.capacity} search slots of the server are busy; "
                 "try the race again when one is free"
             )
+        self._holds_slot = True
         loop = asyncio.get_running_loop()
 
         def on_info(info: RaceInfo) -> None:  # the race thread: hand over only
             with contextlib.suppress(RuntimeError):  # the loop is closed: shutting down
                 loop.call_soon_threadsafe(self._on_info, race, info)
 
-        race = await asyncio.to_thread(
-            Race,
-            session.game.name,
-            session.start_fen,
-            contenders[0],
-            contenders[1],
-            moves=list(session.moves),
-            sync=sync,
-            round_iterations=_round_iterations(budget.get("iterations", 0)),
-            round_ms=ROUND_MS,
-            seed=session.engine.seed,
-            node_budget=settings.node_budget,
-            tree_size=0,
-            on_info=on_info,
-            top=RACE_MOVES,
-        )
-        pool.request(self)
-        self._holds_slot = True
+        try:
+            race = await asyncio.to_thread(
+                Race,
+                session.game.name,
+                session.start_fen,
+                contenders[0],
+                contenders[1],
+                moves=list(session.moves),
+                sync=sync,
+                round_iterations=_round_iterations(budget.get("iterations", 0)),
+                round_ms=ROUND_MS,
+                seed=session.engine.seed,
+                node_budget=settings.node_budget,
+                tree_size=0,
+                on_info=on_info,
+                top=RACE_MOVES,
+            )
+        except BaseException:
+            self._release()
+            raise
         self.race = race
         self.fen = session.fen
         self.budget = budget
@@ -201,7 +207,7 @@ class RaceRunner:
     def _release(self) -> None:
         if self._holds_slot:
             self._holds_slot = False
-            self.game.service.release(self)  # type: ignore[arg-type]
+            self.game.service.release(self)
 
     def _on_info(self, race: Race, info: RaceInfo) -> None:
         if race is not self.race or self.game.closed:
