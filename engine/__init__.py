@@ -1,9 +1,10 @@
 """Canopy's engine: game rules, the numba core and the search family.
 
 Numba's on-disk cache only notices edits to the file that defines a function,
-not to the functions it calls, so an upgraded or edited core could run stale
-machine code. The cache therefore lives in a directory named after a digest of
-every source file holding numba code; any change starts a fresh cache. Set
+not to the functions it calls nor to the arrays they bake in as constants (the
+evaluation's weights), so an upgraded or edited core could run stale machine code.
+The cache therefore lives in a directory named after a digest of every source file
+holding numba code and of the weights files; any change starts a fresh cache. Set
 ``CANOPY_NUMBA_CACHE`` to choose the parent directory.
 """
 
@@ -15,12 +16,15 @@ import sys
 from pathlib import Path
 
 _NUMBA_DIRS = ("core", "search")  # the packages holding @njit code
+_NUMBA_DATA = ("data/eval",)  # arrays the kernels bake in as constants (evaluation weights)
 
 
 def _source_digest() -> str:
     root = Path(__file__).resolve().parent
     digest = hashlib.sha1()
-    for path in sorted(p for d in _NUMBA_DIRS for p in (root / d).rglob("*.py")):
+    sources = [p for d in _NUMBA_DIRS for p in (root / d).rglob("*.py")]
+    sources += [p for d in _NUMBA_DATA for p in (root / d).glob("*.npz")]
+    for path in sorted(sources):
         digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]

@@ -1,0 +1,291 @@
+"""The evaluation's features: one numba kernel per game that fills a feature vector.
+
+The evaluation is linear in its weights: a position's centipawn score for White is
+
+    cp = (w_mg · f · phase + w_eg · f · (24 − phase)) / 24
+
+where ``f`` is the vector these kernels write and ``phase`` (0 … 24) says how far from
+the endgame the position is. Keeping the features apart from the weights is what lets
+Texel's method (:mod:`engine.tune.texel`) fit the weights by regression, and lets a
+learned evaluation reuse the same inputs.
+
+Every feature is counted **White minus Black** and is mirror-symmetric (the same
+position with colours and ranks swapped gives the negated vector), except the few
+marked *side to move*: those describe the player to move (a knight it can take for
+free) and enter the vector multiplied by +1 when White is to move and −1 when Black
+is, so the evaluation stays symmetric while still telling mover from waiter.
+
+Chess (``CHESS_FEATURES``): material per piece type; the hand-made piece-square tables
+(one feature for the middlegame table, one for the endgame table, so their scale is
+fitted); mobility per piece type (attacked squares neither held by an own piece nor
+attacked by an enemy pawn); king safety (own pawns in the shield in front of the king,
+attacks of enemy pieces on the king's zone, files beside the king bare of own pawns);
+pawn structure (doubled, isolated, passed pawns with a bonus growing with the square of
+their advance); the bishop pair; rooks on open and half-open files; and the tempo.
+
+Knight chess (``KNIGHT_FEATURES``): knights, mobility, centralisation, advance, knights
+defended by a friendly knight, and, for the side to move, enemy knights it attacks,
+enemy knights it can take for free, own knights attacked and own knights hanging. The
+phase runs down with the ply count to the 200-ply rule, when only the knight count
+matters.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.core.bits import lsb, pop_lsb, popcount
+from engine.core.chess_core import SQ, bishop_attacks, rook_attacks
+from engine.core.knight_core import PLY_LIMIT
+from engine.core.state import (
+    BISHOP,
+    KING,
+    KNIGHT,
+    PAWN,
+    PLY,
+    QUEEN,
+    ROOK,
+    TURN,
+    WHITE_BB,
+)
+from engine.core.tables import CENTRALITY, KING_ATTACKS, KNIGHT_ATTACKS
+
+MAX_PHASE = 24
+PHASE_WEIGHT = np.array([0, 1, 1, 2, 4, 0], dtype=np.int64)
+
+# ---------------------------------------------------------------- chess feature indices
+(
+    C_PAWN, C_KNIGHT, C_BISHOP, C_ROOK, C_QUEEN,
+    C_PST_MG, C_PST_EG,
+    C_MOB_KNIGHT, C_MOB_BISHOP, C_MOB_ROOK, C_MOB_QUEEN,
+    C_KING_SHIELD, C_KING_PRESSURE, C_KING_OPEN_FILES,
+    C_DOUBLED, C_ISOLATED, C_PASSED, C_PASSED_RANK2,
+    C_BISHOP_PAIR, C_ROOK_OPEN, C_ROOK_HALF_OPEN, C_TEMPO,
+) = range(22)  # fmt: skip
+CHESS_FEATURES = (
+    "pawn", "knight", "bishop", "rook", "queen",
+    "pst_mg", "pst_eg",
+    "mobility_knight", "mobility_bishop", "mobility_rook", "mobility_queen",
+    "king_shield", "king_pressure", "king_open_files",
+    "doubled_pawns", "isolated_pawns", "passed_pawns", "passed_rank_squared",
+    "bishop_pair", "rook_open_file", "rook_half_open_file", "tempo",
+)  # fmt: skip
+N_CHESS = len(CHESS_FEATURES)
+
+# ---------------------------------------------------------------- knight-chess feature indices
+(
+    K_KNIGHTS, K_MOBILITY, K_CENTRE, K_ADVANCE, K_DEFENDED,
+    K_STM_ATTACKS, K_STM_FREE_CAPTURES, K_STM_ATTACKED, K_STM_HANGING, K_TEMPO,
+) = range(10)  # fmt: skip
+KNIGHT_FEATURES = (
+    "knights", "mobility", "centralisation", "advance", "defended",
+    "stm_attacks", "stm_free_captures", "stm_attacked", "stm_hanging", "tempo",
+)  # fmt: skip
+N_KNIGHT = len(KNIGHT_FEATURES)
+
+
+def _piece_square_tables() -> tuple[np.ndarray, np.ndarray]:
+    """Hand-made piece-square tables (White's view, a1 = 0), middlegame and endgame.
+
+    Material is a feature of its own; these only say where a piece stands well.
+    """
+    mg = np.zeros((6, 64), dtype=np.int64)
+    eg = np.zeros((6, 64), dtype=np.int64)
+    pawn_mg_rank = [0, 0, 4, 8, 16, 28, 48, 0]
+    pawn_eg_rank = [0, 0, 8, 16, 30, 50, 80, 0]
+    king_mg_rank1 = [20, 30, 10, -5, 0, 10, 30, 20]
+    for sq in range(64):
+        f, r = sq % 8, sq // 8
+        centre = int(CENTRALITY[sq])  # 0 rim … 3 centre
+        central_file = 1 if f in (3, 4) else 0
+        mg[PAWN, sq] = pawn_mg_rank[r] + (12 if central_file and r in (3, 4) else 0)
+        eg[PAWN, sq] = pawn_eg_rank[r]
+        mg[KNIGHT, sq] = 12 * centre - 20
+        eg[KNIGHT, sq] = 8 * centre - 14
+        mg[BISHOP, sq] = 5 * centre - 8 + (6 if f == r or f + r == 7 else 0)
+        eg[BISHOP, sq] = 4 * centre - 6
+        mg[ROOK, sq] = (18 if r == 6 else 0) + (6 if f in (3, 4) else 0) - (4 if f in (0, 7) else 0)
+        eg[ROOK, sq] = 6 if r == 6 else 0
+        mg[QUEEN, sq] = 3 * centre - 5 - (8 if r >= 4 and r <= 5 and centre < 2 else 0)
+        eg[QUEEN, sq] = 6 * centre - 9
+        mg[KING, sq] = (
+            king_mg_rank1[f] if r == 0 else (8 if r == 1 and f in (0, 1, 6, 7) else 0) - 12 * r
+        )
+        eg[KING, sq] = 12 * centre - 18
+    return mg, eg
+
+
+PST_MG, PST_EG = _piece_square_tables()
+
+
+def _masks() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """File masks, adjacent-file masks, passed-pawn spans and king shields per colour."""
+    files = np.array([0x0101010101010101 << f for f in range(8)], dtype=np.uint64)
+    adjacent = np.zeros(8, dtype=np.uint64)
+    for f in range(8):
+        if f > 0:
+            adjacent[f] |= files[f - 1]
+        if f < 7:
+            adjacent[f] |= files[f + 1]
+    passed = np.zeros((2, 64), dtype=np.uint64)  # squares an enemy pawn must not hold
+    shield = np.zeros((2, 64), dtype=np.uint64)  # the two ranks in front of the king
+    for color in range(2):
+        ahead = 1 if color == 0 else -1
+        for sq in range(64):
+            f, r = sq % 8, sq // 8
+            span = 0
+            guard = 0
+            for ff in range(max(0, f - 1), min(7, f + 1) + 1):
+                for rr in range(8):
+                    if (rr - r) * ahead > 0:
+                        span |= 1 << (rr * 8 + ff)
+                    if 0 < (rr - r) * ahead <= 2:
+                        guard |= 1 << (rr * 8 + ff)
+            passed[color, sq] = span
+            shield[color, sq] = guard
+    return files, adjacent, passed, shield
+
+
+FILES, ADJACENT_FILES, PASSED_SPAN, KING_SHIELD = _masks()
+NOT_FILE_A = np.uint64(0xFEFEFEFEFEFEFEFE)
+NOT_FILE_H = np.uint64(0x7F7F7F7F7F7F7F7F)
+U7 = np.uint64(7)
+U9 = np.uint64(9)
+
+
+@njit(cache=True, nogil=True)
+def pawn_attacks(pawns: np.uint64, color: int) -> np.uint64:
+    """Every square a set of pawns of ``color`` attacks."""
+    if color == 0:
+        return ((pawns & NOT_FILE_A) << U7) | ((pawns & NOT_FILE_H) << U9)
+    return ((pawns & NOT_FILE_A) >> U9) | ((pawns & NOT_FILE_H) >> U7)
+
+
+@njit(cache=True, nogil=True)
+def chess_features(s: np.ndarray, f: np.ndarray) -> float:
+    """Fill ``f`` (length ``N_CHESS``) with White-minus-Black features; return the phase."""
+    for i in range(N_CHESS):
+        f[i] = 0.0
+    occ = s[WHITE_BB] | s[WHITE_BB + 1]
+    phase = 0
+    for color in range(2):
+        sign = 1.0 if color == 0 else -1.0
+        flip = 0 if color == 0 else 56  # mirror ranks for Black's tables
+        own = s[WHITE_BB + color]
+        enemy = s[WHITE_BB + 1 - color]
+        own_pawns = s[PAWN] & own
+        enemy_pawns = s[PAWN] & enemy
+        safe = ~own & ~pawn_attacks(enemy_pawns, 1 - color)
+        enemy_king = s[KING] & enemy
+        zone = np.uint64(0)
+        if enemy_king:
+            ek = lsb(enemy_king)
+            zone = KING_ATTACKS[ek] | SQ[ek]
+
+        pst_mg = 0
+        pst_eg = 0
+        pressure = 0
+        for pt in range(6):
+            b = s[pt] & own
+            while b:
+                sq = lsb(b)
+                b = pop_lsb(b)
+                pst_mg += PST_MG[pt, sq ^ flip]
+                pst_eg += PST_EG[pt, sq ^ flip]
+                phase += PHASE_WEIGHT[pt]
+                if pt == PAWN:
+                    f[C_PAWN] += sign
+                    continue
+                if pt == KING:
+                    continue
+                if pt == KNIGHT:
+                    a = KNIGHT_ATTACKS[sq]
+                elif pt == BISHOP:
+                    a = bishop_attacks(sq, occ)
+                elif pt == ROOK:
+                    a = rook_attacks(sq, occ)
+                    file_mask = FILES[sq & 7]
+                    if not (file_mask & s[PAWN]):
+                        f[C_ROOK_OPEN] += sign
+                    elif not (file_mask & own_pawns):
+                        f[C_ROOK_HALF_OPEN] += sign
+                else:
+                    a = rook_attacks(sq, occ) | bishop_attacks(sq, occ)
+                f[pt] += sign
+                f[C_MOB_KNIGHT + pt - KNIGHT] += sign * popcount(a & safe)
+                pressure += popcount(a & zone)
+        f[C_PST_MG] += sign * pst_mg
+        f[C_PST_EG] += sign * pst_eg
+        f[C_KING_PRESSURE] += sign * pressure
+        if popcount(s[BISHOP] & own) >= 2:
+            f[C_BISHOP_PAIR] += sign
+
+        for file in range(8):
+            n = popcount(FILES[file] & own_pawns)
+            if n > 1:
+                f[C_DOUBLED] += sign * (n - 1)
+            if n and not (ADJACENT_FILES[file] & own_pawns):
+                f[C_ISOLATED] += sign * n
+        b = own_pawns
+        while b:
+            sq = lsb(b)
+            b = pop_lsb(b)
+            if not (PASSED_SPAN[color, sq] & enemy_pawns):
+                advance = sq >> 3 if color == 0 else 7 - (sq >> 3)  # 1 on its start rank … 6
+                f[C_PASSED] += sign
+                f[C_PASSED_RANK2] += sign * advance * advance
+
+        king = s[KING] & own
+        if king:
+            k = lsb(king)
+            f[C_KING_SHIELD] += sign * popcount(KING_SHIELD[color, k] & own_pawns)
+            kf = k & 7
+            for file in range(max(0, kf - 1), min(7, kf + 1) + 1):
+                if not (FILES[file] & own_pawns):
+                    f[C_KING_OPEN_FILES] += sign
+    f[C_TEMPO] = 1.0 if s[TURN] == 0 else -1.0
+    return float(min(phase, MAX_PHASE))
+
+
+@njit(cache=True, nogil=True)
+def knight_features(s: np.ndarray, f: np.ndarray) -> float:
+    """Fill ``f`` (length ``N_KNIGHT``) with knight-chess features; return the phase.
+
+    The phase falls linearly from 24 at the start to 0 at the 200-ply rule.
+    """
+    for i in range(N_KNIGHT):
+        f[i] = 0.0
+    att_white = np.uint64(0)
+    att_black = np.uint64(0)
+    for color in range(2):
+        sign = 1.0 if color == 0 else -1.0
+        own = s[WHITE_BB + color]
+        b = own & s[KNIGHT]
+        seen = np.uint64(0)
+        while b:
+            sq = lsb(b)
+            b = pop_lsb(b)
+            a = KNIGHT_ATTACKS[sq]
+            seen |= a
+            f[K_KNIGHTS] += sign
+            f[K_MOBILITY] += sign * popcount(a & ~own)
+            f[K_CENTRE] += sign * CENTRALITY[sq]
+            f[K_ADVANCE] += sign * ((sq >> 3) if color == 0 else 7 - (sq >> 3))
+        if color == 0:
+            att_white = seen
+        else:
+            att_black = seen
+        f[K_DEFENDED] += sign * popcount(own & s[KNIGHT] & seen)
+    us = np.int64(s[TURN])
+    stm = 1.0 if us == 0 else -1.0
+    mine = s[WHITE_BB + us] & s[KNIGHT]
+    theirs = s[WHITE_BB + 1 - us] & s[KNIGHT]
+    ours, others = (att_white, att_black) if us == 0 else (att_black, att_white)
+    f[K_STM_ATTACKS] = stm * popcount(theirs & ours)
+    f[K_STM_FREE_CAPTURES] = stm * popcount(theirs & ours & ~others)
+    f[K_STM_ATTACKED] = stm * popcount(mine & others)
+    f[K_STM_HANGING] = stm * popcount(mine & others & ~ours)
+    f[K_TEMPO] = stm
+    left = min(max(PLY_LIMIT - np.int64(s[PLY]), 0), PLY_LIMIT)
+    return MAX_PHASE * left / PLY_LIMIT
