@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -26,9 +25,10 @@ from app.games import ControllerFactory, GameService
 from app.limits import WindowLimiter
 from app.logs import background_context
 from app.middleware import HardeningMiddleware
-from app.routes import api, inside, pages, ws
+from app.routes import api, inside, pages, room, ws
 from app.settings import Settings
 from app.store import SqlStore
+from app.warmup import Warmup, start_warmup
 from engine.errors import CanopyError
 
 HERE = Path(__file__).resolve().parent
@@ -77,7 +77,11 @@ def create_app(
 
         app.state.on_signal = on_signal
         if settings.warmup:
-            _start_warmup(app)
+
+            def on_ready() -> None:
+                app.state.warm = True
+
+            app.state.warmup = start_warmup(on_ready)
         janitor = asyncio.create_task(_janitor(service, settings.janitor_s))
         try:
             yield
@@ -95,6 +99,7 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.warmup = Warmup()  # ready: replaced by the running warm-up in the lifespan
     app.state.ws_open = 0
     app.state.create_limiter = WindowLimiter(settings.games_per_minute, 60.0)
     app.add_middleware(HardeningMiddleware, max_body=settings.http_max_body)
@@ -102,6 +107,7 @@ def create_app(
     app.include_router(pages.router)
     app.include_router(api.router)
     app.include_router(inside.router)
+    app.include_router(room.router)
     app.include_router(ws.router)
 
     @app.exception_handler(CanopyError)
@@ -139,23 +145,6 @@ def create_app(
         )
 
     return app
-
-
-def _start_warmup(app: FastAPI) -> None:
-    """Compile the search kernels of both games in a daemon thread (never blocks startup)."""
-
-    def warm() -> None:
-        try:
-            from engine.warm import warm as warm_kernels
-
-            seconds = warm_kernels()
-            log.info("search kernels ready in %.1f s", seconds)
-        except Exception:  # a failed warm-up only costs the first search a compile
-            log.exception("warming the search kernels failed")
-        finally:
-            app.state.warm = True
-
-    threading.Thread(target=warm, name="canopy-warmup", daemon=True).start()
 
 
 async def _stop_searches(service: GameService, why: str) -> None:

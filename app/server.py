@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import socket
+from collections.abc import Callable
 from types import FrameType
 
 import uvicorn
@@ -31,9 +32,18 @@ log = logging.getLogger("canopy.server")
 
 
 class CanopyServer(uvicorn.Server):
-    def __init__(self, config: uvicorn.Config, app: FastAPI) -> None:
+    def __init__(
+        self, config: uvicorn.Config, app: FastAPI, on_started: Callable[[], None] | None = None
+    ) -> None:
         super().__init__(config)
         self.fastapi_app = app
+        self.on_started = on_started
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        """Once listening, ``on_started`` runs (``canopy serve`` prints the room's links)."""
+        await super().startup(sockets)
+        if self.started and self.on_started is not None:
+            self.on_started()
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         hook = getattr(self.fastapi_app.state, "on_signal", None)
@@ -59,20 +69,27 @@ class CanopyServer(uvicorn.Server):
 
 
 def serve(
-    host: str | None = None, port: int | None = None, settings: Settings | None = None
+    host: str | None = None,
+    port: int | None = None,
+    settings: Settings | None = None,
+    on_started: Callable[[], None] | None = None,
 ) -> None:
+    """Serve until a signal; ``on_started()`` runs once the socket listens."""
     settings = settings or Settings()
     log_file = settings.data_dir / settings.log_file if settings.log_file else None
     configure_logging(settings.log_format, settings.log_level, log_file)
     app = create_app(settings)
+    host = host or settings.host
+    port = port or settings.port
+    app.state.bind = (host, port)  # GET /api/room: the links students can open
     config = uvicorn.Config(
         app,
-        host=host or settings.host,
-        port=port or settings.port,
+        host=host,
+        port=port,
         ws_max_size=settings.ws_max_frame,
         ws_per_message_deflate=settings.ws_deflate,
         log_config=None,  # configure_logging did it: JSON lines, tokens redacted
         log_level=settings.log_level,
         timeout_graceful_shutdown=int(settings.shutdown_grace_s) or None,
     )
-    CanopyServer(config, app).run()
+    CanopyServer(config, app, on_started).run()

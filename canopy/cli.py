@@ -345,9 +345,28 @@ def cmd_match(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from app.lan import WILDCARD_HOSTS, room_urls
     from app.server import serve
+    from app.settings import Settings
 
-    serve(args.host, args.port)  # settings (CANOPY_*) fill in the rest, e.g. ws_max_size
+    settings = Settings()  # CANOPY_* fill in the rest, e.g. ws_max_size
+    host = "0.0.0.0" if args.lan else (args.host or settings.host)
+    port = args.port or settings.port
+
+    def tell_the_room() -> None:
+        """Bound to every interface: print the links students type (and the teacher's)."""
+        if host not in WILDCARD_HOSTS:
+            return
+        urls = room_urls(host, port)
+        lines = [f"Canopy is serving the room. On this machine: http://127.0.0.1:{port}"]
+        if urls:
+            lines.append("Students open (phones and laptops on the same network):")
+            lines.extend(f"    {url}" for url in urls)
+        else:
+            lines.append("No network address found: is this machine on the room's network?")
+        print("\n".join(lines), flush=True)
+
+    serve(host, port, settings, on_started=tell_the_room)
     return 0
 
 
@@ -366,7 +385,13 @@ def build_parser() -> argparse.ArgumentParser:
         return p
 
     p = command("serve", cmd_serve, "serve the web app")
-    p.add_argument("--host", default=None, help="default: CANOPY_HOST or 127.0.0.1")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--host", default=None, help="default: CANOPY_HOST or 127.0.0.1")
+    where.add_argument(
+        "--lan",
+        action="store_true",
+        help="serve a class: listen on every interface (0.0.0.0) and print the links students type",
+    )
     p.add_argument("--port", type=int, default=None, help="default: CANOPY_PORT or 8000")
 
     p = command("perft", cmd_perft, "count the leaves of the legal-move tree")

@@ -8,6 +8,7 @@ is already fast.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from engine.core.bits import new_rng
 from engine.core.convert import state_from_fen
@@ -15,19 +16,33 @@ from engine.core.perft import perft
 from engine.core.playout import CAPTURE_FIRST, UNIFORM, playouts
 from engine.search.registry import ALGORITHMS
 
+Progress = Callable[[int, int, str], None]
 
-def warm() -> float:
-    """Touch every kernel for both games; return the seconds it took."""
+
+def warm(progress: Progress | None = None) -> float:
+    """Touch every kernel for both games; return the seconds it took.
+
+    ``progress(done, total, label)`` is called before each part (and once at the end with
+    ``done == total``), so a server can tell its first visitors how far a cold start is.
+    """
     from engine.search.controller import SearchController
 
+    report = progress or (lambda done, total, label: None)
+    total = 2 * (2 + len(ALGORITHMS))
+    done = 0
     start = time.perf_counter()
     for game in ("chess", "knight"):
+        report(done, total, f"{game}: move generation and playouts")
         state = state_from_fen(None, game)
         perft(state, 2)
         for policy in (UNIFORM, CAPTURE_FIRST):
             playouts(state, 1, new_rng(0), 20, policy)
+        done += 2
         for name in ALGORITHMS:
+            report(done, total, f"{game}: {name}")
             controller = SearchController(game, algorithm=name, tree_size=8)
             controller.search(iterations=64 if name != "alphabeta" else 2000)
             controller.step()
+            done += 1
+    report(total, total, "ready")
     return time.perf_counter() - start
