@@ -3,15 +3,9 @@
 The live tree view draws the stats frames' ``tree``; a click on a node asks
 for more than a frame carries (the node's position, eval, its own PV deeper
 than the drawn part, every child's selection formula), and the exports hand
-the same numbers to scripts. All of it is *read* from the controller's
-search tree with the algorithm's own rules (``Algorithm.q``,
-``selection_score``, ``display_eval``, ``Worker.principal_variation``), so the
-app computes nothing the engine would not: it only turns arrays into JSON.
-
-Reading a tree while its search runs gives numbers a few iterations apart,
-never invalid memory (the same guarantee the snapshots rely on); callers hold
-the game's lock so the tree is not re-rooted underneath (a move, a new
-position or new settings replace it).
+the same numbers to scripts. All of it is *read* by :mod:`engine.search.inspect`
+through the algorithm's own hooks, so the app computes nothing the engine would
+not: it only turns what it gets into JSON, holds the game's lock and answers.
 
 Points of view, as everywhere: ``q``/``value``/``eval`` of a node are for the
 side that made the move into it; ``q_white`` is the same expected score for
@@ -21,201 +15,47 @@ White.
 from __future__ import annotations
 
 import asyncio
-import math
 import time
-from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import chess
 
 from app.streaming import num, tree_row
-from engine.errors import CanopyError
+from engine.search.inspect import (
+    NODE_CHILDREN,
+    NODE_PV,
+    NoTreeError,
+    UnknownNodeError,
+    export_nodes,
+    node_details,
+    san_line,
+)
 
 if TYPE_CHECKING:
     from app.games import Connection, LiveGame
-    from engine.search.algorithm import Worker
     from engine.search.controller import SearchController
+
+__all__ = [
+    "MAX_EXPORT_NODES",
+    "NODE_CHILDREN",
+    "NODE_PV",
+    "STEP_LOG",
+    "NoTreeError",
+    "UnknownNodeError",
+    "export_tree",
+    "node_details",
+]
 
 #: Nodes an export may ask for (the top-N walk allocates ~12 bytes × 256 per node).
 MAX_EXPORT_NODES = 5000
-#: Children listed with their formula in a ``node`` frame (most visited first).
-NODE_CHILDREN = 40
-#: Plies of a node's own PV in a ``node`` frame and in exports.
-NODE_PV = 24
 #: Step traces a game keeps for ``GET /api/games/{id}/steps`` (oldest dropped first).
 STEP_LOG = 2000
-
-FORMULAS = {
-    "ucb1": "Q/N + c·sqrt(2 ln N_parent / N)",
-    "bfms": "eval + C·sqrt(ln N_parent / N)  (N = 0: eval + FPU)",
-}
-
-
-class UnknownNodeError(CanopyError):
-    """A node id that is not (or no longer) in the search tree."""
-
-    code = "unknown_node"
-
-
-class NoTreeError(CanopyError):
-    """alphabeta keeps no tree, or no search has run in this position yet."""
-
-    code = "no_tree"
-
-
-def _rule(algorithm: str) -> str:
-    return "bfms" if algorithm == "bfms" else "ucb1"
 
 
 def _finite(x: float | None, digits: int = 5) -> float | None:
     """The inside views keep one more digit than the 10 Hz frames (see :func:`num`)."""
     return num(x, digits)
-
-
-def _tree_of(controller: SearchController) -> Any:
-    tree = getattr(controller.workers[0], "tree", None)
-    if tree is None:
-        raise NoTreeError(
-            f"{controller.algorithm.name} keeps no search tree (it searches depth by depth)"
-        )
-    return tree
-
-
-def _path(tree: Any, node: int) -> list[int]:
-    """Node ids from the root's first child down to ``node`` (empty for the root)."""
-    path = []
-    n = node
-    while n > 0:
-        path.append(n)
-        n = int(tree.parent[n])
-    path.reverse()
-    return path
-
-
-def _uci(tree: Any, node: int) -> str:
-    from engine.core.convert import move_to_uci
-
-    return move_to_uci(int(tree.move[node]))
-
-
-def _san_line(board: chess.Board, moves: Iterable[str]) -> tuple[chess.Board, list[str]]:
-    """SAN of ``moves`` from ``board`` (a copy is advanced; stops at an illegal move)."""
-    b = board.copy(stack=False)
-    out = []
-    for uci in moves:
-        try:
-            move = chess.Move.from_uci(uci)
-        except ValueError:
-            break
-        if move not in b.legal_moves:
-            break
-        out.append(b.san(move))
-        b.push(move)
-    return b, out
-
-
-def _mover_white(root_white: bool, depth: int) -> bool:
-    """The side that moved into a node at odd depth is the root's side to move."""
-    return root_white == (depth % 2 == 1)
-
-
-def _formula(
-    controller: SearchController, worker: Any, node: int, parent_visits: int
-) -> dict[str, Any]:
-    """Selection terms of ``node`` as its parent sees them: exploitation, exploration, sum."""
-    algorithm = controller.algorithm
-    stats = worker.child_stats(node)
-    score = float(algorithm.selection_score(stats, parent_visits, controller.params))
-    if algorithm.name == "bfms":
-        exploit: float | None = float(stats.value)
-    else:
-        exploit = stats.value_sum / stats.visits if stats.visits else None
-    explore = score - exploit if exploit is not None and math.isfinite(score) else None
-    return {
-        "exploit": _finite(exploit),
-        "explore": _finite(explore),
-        "score": _finite(score),
-    }
-
-
-def node_details(controller: SearchController, node: int) -> dict[str, Any]:
-    """Everything about one node of thread 0's tree (the tree the stats frames show)."""
-    tree = _tree_of(controller)
-    worker = cast("Worker", controller.workers[0])  # a tree algorithm's worker
-    algorithm = controller.algorithm
-    if not 0 <= node < tree.used:
-        raise UnknownNodeError(f"node {node} is not in the search tree (it has {tree.used})")
-    root_board = controller.board
-    root_white = root_board.turn == chess.WHITE
-    path = _path(tree, node)
-    board, path_san = _san_line(root_board, [_uci(tree, n) for n in path])
-    depth = int(tree.depth[node])
-    stats = worker.child_stats(node)
-    visits = int(stats.visits)
-    parent = int(tree.parent[node])
-    parent_visits = int(tree.visits[parent]) if parent >= 0 else None
-    q = float(algorithm.q(stats)) if node != 0 else None
-    mover_white = _mover_white(root_white, depth)
-    selection = None
-    if parent_visits is not None:
-        selection = {
-            "rule": _rule(algorithm.name),
-            "formula": FORMULAS[_rule(algorithm.name)],
-            "parent_visits": parent_visits,
-            "params": {k: v for k, v in controller.params.items() if k in ("c", "C", "fpu")},
-            **_formula(controller, worker, node, parent_visits),
-        }
-    pv_moves = worker.principal_variation(node, NODE_PV + 1)[1:] if node != 0 else []
-    if node == 0 and tree.children(0):
-        best = max(tree.children(0), key=lambda k: algorithm.pv_key(tree, k))
-        pv_moves = worker.principal_variation(best, NODE_PV)
-    from engine.core.convert import move_to_uci
-
-    pv = [move_to_uci(int(m)) for m in pv_moves]
-    _, pv_san = _san_line(board, pv)
-    kids = tree.children(node)
-    kids.sort(key=lambda k: -int(tree.visits[k]))
-    children = []
-    for k in kids[:NODE_CHILDREN]:
-        kstats = worker.child_stats(k)
-        _, san = _san_line(board, [_uci(tree, k)])
-        children.append(
-            {
-                "id": int(k),
-                "move": _uci(tree, k),
-                "san": san[0] if san else _uci(tree, k),
-                "visits": int(kstats.visits),
-                "q": _finite(algorithm.q(kstats)),
-                "terminal": bool(kstats.terminal),
-                **_formula(controller, worker, k, max(1, visits)),
-            }
-        )
-    terminal = bool(stats.terminal) if node != 0 else False
-    return {
-        "type": "node",
-        "id": node,
-        "thread": 0,
-        "root_fen": root_board.fen(),
-        "fen": board.fen(),
-        "path": [_uci(tree, n) for n in path],
-        "path_san": path_san,
-        "depth": depth,
-        "mover": None if node == 0 else ("white" if mover_white else "black"),
-        "visits": visits,
-        "q": _finite(q),
-        "q_white": None if q is None else _finite(q if mover_white else 1.0 - q),
-        "eval": _finite(float(algorithm.display_eval(stats))) if node != 0 else None,
-        "value": _finite(float(stats.value)) if node != 0 else None,
-        "terminal": terminal,
-        "outcome": int(stats.outcome) if terminal else None,
-        "parent": parent,
-        "selection": selection,
-        "pv": pv,
-        "pv_san": pv_san,
-        "children": children,
-        "children_total": len(kids),
-        "legal_moves": int(tree.num_legal[node]) if int(tree.num_legal[node]) >= 0 else None,
-    }
 
 
 def export_tree(
@@ -228,8 +68,6 @@ def export_tree(
     ``visits`` let a reader check totals: with one thread every iteration
     visits the root once.
     """
-    from engine.search.snapshot import SanCache, tree_nodes
-
     nodes = max(1, min(int(nodes), MAX_EXPORT_NODES))
     info = controller.info()
     base = {
@@ -242,7 +80,7 @@ def export_tree(
         "turn": "white" if controller.board.turn == chess.WHITE else "black",
         "algorithm": controller.algorithm.name,
         "params": dict(controller.params),
-        "threads": len(controller.workers),
+        "threads": info.threads,
         "thread": 0,
         "seed": controller.seed,
         "iterations": int(info.iterations),
@@ -256,31 +94,29 @@ def export_tree(
             "(same side as q)",
             "eval": "the algorithm's displayed evaluation in [-1, 1] or a mate score "
             "(same side as q)",
+            "proof": "proven result for the same side: 1 win, -1 loss, 2 draw, 0 not proven; "
+            "mate: plies to the end of a proven win or loss when known",
         },
     }
-    tree = getattr(controller.workers[0], "tree", None)
-    if tree is None:
+    export = export_nodes(controller, nodes)
+    if export is None:
         return {**base, "tree_nodes": 0, "exported": 0, "root_visits": 0, "nodes": []}
-    worker = cast("Worker", controller.workers[0])
-    infos = tree_nodes(
-        controller.algorithm, worker, nodes, controller.tree_depth, SanCache(controller.board)
-    )
-    rows = []
-    for n in infos:
-        stats = worker.child_stats(n.id)
-        rows.append(
-            {
-                **tree_row(n, 5),
-                "eval": None if n.id == 0 else _finite(controller.algorithm.display_eval(stats)),
-                "value_sum": _finite(stats.value_sum, 6),
-            }
-        )
+    rows = [
+        {
+            **tree_row(n.info, 5),
+            "eval": _finite(n.eval),
+            "value_sum": _finite(n.value_sum, 6),
+            "proof": n.proof,
+            "mate": n.mate,
+        }
+        for n in export.nodes
+    ]
     return {
         **base,
-        "tree_nodes": int(tree.used),
+        "tree_nodes": export.tree_nodes,
         "exported": len(rows),
-        "root_visits": int(tree.visits[0]),
-        "max_depth": int(tree.max_depth),
+        "root_visits": export.root_visits,
+        "max_depth": export.max_depth,
         "nodes": rows,
     }
 
@@ -297,11 +133,11 @@ def step_positions(
     back: Sequence[Mapping[str, Any]] = trace.get("backpropagation") or []
     path = [str(row.get("move") or "") for row in reversed(back)]
     path = [m for m in path if m]
-    leaf, _ = _san_line(variant_board, path)
+    leaf, _ = san_line(variant_board, path)
     out: dict[str, Any] = {"fen": fen, "path": path, "leaf_fen": leaf.fen()}
     simulation = trace.get("simulation") or {}
     if isinstance(simulation, Mapping) and simulation.get("kind") == "playout":
-        end, _ = _san_line(leaf, simulation.get("moves") or [])
+        end, _ = san_line(leaf, simulation.get("moves") or [])
         out["end_fen"] = end.fen()
     return out
 

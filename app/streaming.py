@@ -51,6 +51,8 @@ TREE_FIELDS = (
 #: ``thread_stats`` lists each thread's numbers for the merged table's top this many moves
 #: (and the thread's own best), so every cell of a "threads beside the merge" view is filled.
 THREAD_MOVES = 16
+#: The columns of a thread's own root table (the merged table has more).
+THREAD_ROW = frozenset(("move", "san", "visits", "share", "q", "uct"))
 
 
 def dumps(obj: Any) -> str:
@@ -117,21 +119,9 @@ class Snapshot:
         return self._pv_fens[pv]
 
     def _row(self, m: MoveStats, index: int, plies: int) -> dict[str, Any]:
-        pv = tuple(m.pv[:plies])
-        return {
-            "move": m.move,
-            "san": m.san,
-            "visits": int(m.visits),
-            "share": num(m.share),
-            "q": num(m.q),
-            "uct": num(m.score),
-            "eval": num(m.eval),
-            "prior": num(m.prior),
-            "pv": list(pv),
-            "pv_san": list(m.pv_san[:plies]),
-            "pv_fen": self._pv_fen(pv) if index < PV_FEN_ROWS and pv else None,
-            "bound": m.bound,
-        }
+        row = move_row(m, plies)
+        row["pv_fen"] = self._pv_fen(tuple(m.pv[:plies])) if index < PV_FEN_ROWS and m.pv else None
+        return row
 
     def payload(
         self, *, tree_nodes: int | None, plies: int = PV_PLIES, compact: bool = False
@@ -168,14 +158,7 @@ class Snapshot:
                     "iterations": int(t.iterations),
                     "nodes": int(t.nodes),
                     "moves": [
-                        {
-                            "move": m.move,
-                            "san": m.san,
-                            "visits": int(m.visits),
-                            "share": num(m.share),
-                            "q": num(m.q),
-                            "uct": num(m.score),
-                        }
+                        {k: v for k, v in move_row(m, 0).items() if k in THREAD_ROW}
                         for rank, m in enumerate(t.moves)
                         if rank == 0 or m.move in merged_top
                     ],
@@ -209,6 +192,29 @@ class Snapshot:
                 payload["moves_trimmed"] = True
             text = dumps(payload)
         return text
+
+
+def move_row(m: MoveStats, plies: int) -> dict[str, Any]:
+    """A root move as every table shows it (stats frames, threads, races), JSON-safe.
+
+    Points of view as in :class:`~engine.search.info.MoveStats`: ``q``, ``eval`` and
+    ``proof`` are for the side to move at the root. ``plies`` caps the PV sent.
+    """
+    return {
+        "move": m.move,
+        "san": m.san,
+        "visits": int(m.visits),
+        "share": num(m.share),
+        "q": num(m.q),
+        "uct": num(m.score),
+        "eval": num(m.eval),
+        "prior": num(m.prior),
+        "pv": list(m.pv[:plies]),
+        "pv_san": list(m.pv_san[:plies]),
+        "bound": m.bound,
+        "proof": int(m.proof),
+        "mate": m.mate,
+    }
 
 
 def tree_row(n: Any, digits: int = 4) -> dict[str, Any]:

@@ -1,0 +1,257 @@
+"""Reading a controller's search tree for the views around it: node details, the tree
+export, the selection terms of a node's children.
+
+Everything is read through the algorithm's hooks (``Algorithm.q``,
+``selection_terms``, ``display_eval``, ``child_proof`` via ``Worker.child_stats``,
+``pv_key``, ``Worker.principal_variation``), so no caller needs to know which
+algorithm runs, and none reaches into ``controller.workers`` or a worker's tree:
+``app/`` and ``engine/uci/`` come here.
+
+Reading a tree while its search runs gives numbers a few iterations apart, never
+invalid memory (the same guarantee the snapshots rely on); callers keep the tree
+from being re-rooted meanwhile (a move, a new position or new settings replace it).
+
+Points of view, as everywhere: ``q``/``value``/``eval``/``proof`` of a node are for
+the side that made the move into it; ``q_white`` is the same expected score for White.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
+
+import chess
+
+from engine.core.convert import move_to_uci
+from engine.errors import CanopyError
+from engine.search.algorithm import NOT_PROVEN, ChildStats, Worker
+from engine.search.info import TreeNodeInfo
+from engine.search.snapshot import SanCache, tree_nodes
+
+if TYPE_CHECKING:
+    from engine.search.controller import SearchController
+
+#: Children listed with their formula in node details (most visited first).
+NODE_CHILDREN = 40
+#: Plies of a node's own PV in node details.
+NODE_PV = 24
+
+
+class UnknownNodeError(CanopyError):
+    """A node id that is not (or no longer) in the search tree."""
+
+    code = "unknown_node"
+
+
+class NoTreeError(CanopyError):
+    """The algorithm keeps no tree (alphabeta), or no search has run in this position yet."""
+
+    code = "no_tree"
+
+
+def finite(x: float | None, digits: int = 5) -> float | None:
+    """JSON-safe rounded float: None for None, NaN and infinities (an unvisited UCB1)."""
+    if x is None:
+        return None
+    x = float(x)
+    return round(x, digits) if math.isfinite(x) else None
+
+
+def tree_worker(controller: SearchController) -> Worker:
+    """Thread 0's worker (the tree the stats frames show), or :class:`NoTreeError`."""
+    if not controller.algorithm.tree:
+        raise NoTreeError(
+            f"{controller.algorithm.name} keeps no search tree (it searches depth by depth)"
+        )
+    return cast(Worker, controller.workers[0])
+
+
+def san_line(board: chess.Board, moves: Iterable[str]) -> tuple[chess.Board, list[str]]:
+    """SAN of ``moves`` from ``board`` (a copy is advanced; stops at an illegal move)."""
+    b = board.copy(stack=False)
+    out = []
+    for uci in moves:
+        try:
+            move = chess.Move.from_uci(uci)
+        except ValueError:
+            break
+        if move not in b.legal_moves:
+            break
+        out.append(b.san(move))
+        b.push(move)
+    return b, out
+
+
+def _path(tree: Any, node: int) -> list[int]:
+    """Node ids from the root's first child down to ``node`` (empty for the root)."""
+    path = []
+    n = node
+    while n > 0:
+        path.append(n)
+        n = int(tree.parent[n])
+    path.reverse()
+    return path
+
+
+def _uci(tree: Any, node: int) -> str:
+    return move_to_uci(int(tree.move[node]))
+
+
+def _mover_white(root_white: bool, depth: int) -> bool:
+    """The side that moved into a node at odd depth is the root's side to move."""
+    return root_white == (depth % 2 == 1)
+
+
+def proof_fields(stats: ChildStats) -> dict[str, Any]:
+    """``proof`` (1 win, -1 loss, 2 draw, 0 not proven) and ``mate`` (plies, or None)."""
+    return {"proof": int(stats.proof), "mate": stats.mate if stats.proof else None}
+
+
+def selection_terms(
+    controller: SearchController, node: int, parent_visits: int
+) -> dict[str, float | None]:
+    """Selection terms of ``node`` as its parent sees them: exploitation, exploration, sum."""
+    worker = tree_worker(controller)
+    stats = worker.child_stats(node)
+    terms = controller.algorithm.selection_terms(stats, parent_visits, controller.params)
+    return {
+        "exploit": finite(terms.exploit),
+        "explore": finite(terms.explore),
+        "score": finite(terms.score),
+    }
+
+
+def node_details(controller: SearchController, node: int) -> dict[str, Any]:
+    """Everything about one node of thread 0's tree, JSON-ready (the ``node`` frame)."""
+    worker = tree_worker(controller)
+    tree = worker.tree
+    algorithm = controller.algorithm
+    if not 0 <= node < tree.used:
+        raise UnknownNodeError(f"node {node} is not in the search tree (it has {tree.used})")
+    root_board = controller.board
+    root_white = root_board.turn == chess.WHITE
+    path = _path(tree, node)
+    board, path_san = san_line(root_board, [_uci(tree, n) for n in path])
+    depth = int(tree.depth[node])
+    stats = worker.child_stats(node)
+    visits = int(stats.visits)
+    parent = int(tree.parent[node])
+    parent_visits = int(tree.visits[parent]) if parent >= 0 else None
+    q = float(algorithm.q(stats)) if node != 0 else None
+    mover_white = _mover_white(root_white, depth)
+    selection = None
+    if parent_visits is not None:
+        selection = {
+            "rule": algorithm.selection_rule,
+            "formula": algorithm.formula,
+            "exploit_label": algorithm.exploit_label,
+            "score_label": algorithm.score_label,
+            "parent_visits": parent_visits,
+            "params": {
+                k: v for k, v in controller.params.items() if k in algorithm.selection_params
+            },
+            **selection_terms(controller, node, parent_visits),
+        }
+    pv_moves = worker.principal_variation(node, NODE_PV + 1)[1:] if node != 0 else []
+    if node == 0 and tree.children(0):
+        best = max(tree.children(0), key=lambda k: algorithm.pv_key(tree, k))
+        pv_moves = worker.principal_variation(best, NODE_PV)
+    pv = [move_to_uci(int(m)) for m in pv_moves]
+    _, pv_san = san_line(board, pv)
+    kids = tree.children(node)
+    kids.sort(key=lambda k: -int(tree.visits[k]))
+    children = []
+    for k in kids[:NODE_CHILDREN]:
+        kstats = worker.child_stats(k)
+        _, san = san_line(board, [_uci(tree, k)])
+        children.append(
+            {
+                "id": int(k),
+                "move": _uci(tree, k),
+                "san": san[0] if san else _uci(tree, k),
+                "visits": int(kstats.visits),
+                "q": finite(algorithm.q(kstats)),
+                "terminal": bool(kstats.terminal),
+                **proof_fields(kstats),
+                **selection_terms(controller, k, max(1, visits)),
+            }
+        )
+    terminal = bool(stats.terminal) if node != 0 else False
+    return {
+        "type": "node",
+        "id": node,
+        "thread": 0,
+        "root_fen": root_board.fen(),
+        "fen": board.fen(),
+        "path": [_uci(tree, n) for n in path],
+        "path_san": path_san,
+        "depth": depth,
+        "mover": None if node == 0 else ("white" if mover_white else "black"),
+        "visits": visits,
+        "q": finite(q),
+        "q_white": None if q is None else finite(q if mover_white else 1.0 - q),
+        "eval": finite(float(algorithm.display_eval(stats))) if node != 0 else None,
+        "value": finite(float(stats.value)) if node != 0 else None,
+        "terminal": terminal,
+        "outcome": int(stats.outcome) if terminal else None,
+        **(proof_fields(stats) if node != 0 else {"proof": NOT_PROVEN, "mate": None}),
+        "parent": parent,
+        "selection": selection,
+        "pv": pv,
+        "pv_san": pv_san,
+        "children": children,
+        "children_total": len(kids),
+        "legal_moves": int(tree.num_legal[node]) if int(tree.num_legal[node]) >= 0 else None,
+    }
+
+
+@dataclass(frozen=True)
+class ExportNode:
+    """One node of a tree export: the snapshot's view of it plus the raw numbers."""
+
+    info: TreeNodeInfo
+    eval: float | None  # the algorithm's displayed evaluation (None for the root)
+    value_sum: float
+    proof: int
+    mate: int | None
+
+
+@dataclass(frozen=True)
+class TreeExport:
+    """The top nodes of thread 0's tree, parents first, most visited first."""
+
+    tree_nodes: int  # nodes in the whole tree
+    root_visits: int
+    max_depth: int
+    nodes: tuple[ExportNode, ...]
+
+
+def export_nodes(controller: SearchController, limit: int) -> TreeExport | None:
+    """The top ``limit`` nodes of thread 0's tree with every statistic; None when the
+    algorithm keeps no tree."""
+    if not controller.algorithm.tree:
+        return None
+    worker = tree_worker(controller)
+    tree = worker.tree
+    algorithm = controller.algorithm
+    infos = tree_nodes(algorithm, worker, limit, controller.tree_depth, SanCache(controller.board))
+    rows = []
+    for n in infos:
+        stats = worker.child_stats(n.id)
+        rows.append(
+            ExportNode(
+                info=n,
+                eval=None if n.id == 0 else float(algorithm.display_eval(stats)),
+                value_sum=float(stats.value_sum),
+                proof=int(stats.proof) if n.id != 0 else NOT_PROVEN,
+                mate=stats.mate if n.id != 0 and stats.proof else None,
+            )
+        )
+    return TreeExport(
+        tree_nodes=int(tree.used),
+        root_visits=int(tree.visits[0]),
+        max_depth=int(tree.max_depth),
+        nodes=tuple(rows),
+    )
