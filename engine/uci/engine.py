@@ -461,11 +461,12 @@ class UciEngine:
         cls = get_algorithm(algorithm)
         params = self.options.params_for(algorithm)
         threads = self.options["Threads"] if cls.mcts else 1
-        if algorithm == "alphabeta":
+        names = {spec.name for spec in cls.params}
+        if "hash_mb" in names:  # a transposition table: sized by the Hash option
             params["hash_mb"] = self.options["Hash"]
-            if self._depth_cap is not None:
-                own = cls.validate(params, game)["max_depth"]
-                params["max_depth"] = min(own, self._depth_cap)
+        if "max_depth" in names and self._depth_cap is not None:  # it deepens by itself
+            own = cls.validate(params, game)["max_depth"]
+            params["max_depth"] = min(own, self._depth_cap)
         return algorithm, params, threads, self.options["Seed"]
 
     def _sync(self, position: _Position, budget_ms: float | None = None) -> SearchController:
@@ -643,7 +644,7 @@ class UciEngine:
     @staticmethod
     def _decided(info: SearchInfo, plan: Plan, elapsed: float) -> bool:
         """Visit-count engines: the leader cannot be caught before the soft limit."""
-        if info.algorithm not in ("uct", "uct-minimax") or info.params.get("final") != "visits":
+        if not get_algorithm(info.algorithm).decides_by_visits(info.params):
             return False
         if len(info.moves) < 2 or info.iterations < 200 or elapsed < 0.1 * plan.soft_ms:
             return False
@@ -656,7 +657,8 @@ class UciEngine:
     def _limit_reached(self, go: GoRequest, info: SearchInfo) -> bool:
         # alphabeta's depth limit is its max_depth (it ends by itself); MCTS's is the
         # mean depth of the tree, which only the snapshots show
-        if go.depth and info.algorithm != "alphabeta" and _uci_depth(info) >= go.depth:
+        algorithm = get_algorithm(info.algorithm)
+        if go.depth and algorithm.tree and algorithm.uci_depth(info) >= go.depth:
             return True
         if go.mate and info.moves:
             score = move_score(info.algorithm, info.moves[0])
@@ -722,14 +724,12 @@ class UciEngine:
         if not moves:
             return
         elapsed = max(1, int(info.elapsed_ms))
-        depth = _uci_depth(info)
-        if info.algorithm == "alphabeta":
-            seldepth = max(depth, int(info.extra.get("seldepth", info.max_depth)))
-            nodes = info.nodes
-            hashfull = ""
-        else:
-            seldepth = max(depth, info.max_depth)
-            nodes = info.iterations
+        algorithm = get_algorithm(info.algorithm)
+        depth = algorithm.uci_depth(info)
+        nodes = algorithm.uci_nodes(info)
+        seldepth = max(depth, int(info.extra.get("seldepth", info.max_depth)))
+        hashfull = ""
+        if algorithm.tree:  # the tree's node budget is its "hash"
             capacity = max(1, self._ctrl_budget * info.threads)
             hashfull = f" hashfull {min(1000, 1000 * info.nodes // capacity)}"
         nps = int(nodes * 1000 / elapsed)
@@ -762,14 +762,6 @@ class UciEngine:
 
     def _say(self, text: str) -> None:
         self.out.send(f"info string {text}")
-
-
-def _uci_depth(info: SearchInfo) -> int:
-    """UCI ``depth``: alpha-beta's last completed iteration; for MCTS the mean depth
-    of the tree's nodes, rounded. At least 1."""
-    if info.algorithm == "alphabeta":
-        return max(1, info.depth)
-    return max(1, round(info.mean_depth))
 
 
 def _clip(text: str, limit: int = 80) -> str:

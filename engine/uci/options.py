@@ -36,8 +36,9 @@ DEFAULT_ALGORITHM = "alphabeta"
 MAX_HASH_MB = 1024  # alphabeta's hash_mb range
 DEFAULT_NODE_BUDGET = 2_000_000
 MAX_NODE_BUDGET = 50_000_000
-# Parameters a fixed option already controls: alphabeta's table size is ``Hash``.
-HIDDEN_PARAMS = {("alphabeta", "hash_mb")}
+# Parameters a fixed option already controls, whichever algorithm has them: a
+# transposition table's size (alphabeta's) is ``Hash``.
+HIDDEN_PARAMS = frozenset({"hash_mb"})
 
 
 class UciOptionError(CanopyError):
@@ -176,7 +177,7 @@ class OptionSet:
             _param_option(name, spec)
             for name, algorithm in ALGORITHMS.items()
             for spec in algorithm.params
-            if (name, spec.name) not in HIDDEN_PARAMS
+            if spec.name not in HIDDEN_PARAMS
         ]
         return cls({o.name.lower(): o for o in fixed + params})
 

@@ -3,15 +3,18 @@
 Every number here is from the point of view of the side to move at the root,
 which is what UCI asks for.
 
-* ``uct`` and ``uct-minimax`` rank moves by averaged rewards, so their score is
-  the best move's **Q** (an expected score in [0, 1]) read through the same
-  logistic the evaluation uses: ``cp = 400·log10(Q / (1 − Q))``. A Q of 0.64
-  is +100 cp, 0.91 is +400 cp.
-* ``bfms`` and ``alphabeta`` rank moves by a backed-up evaluation in [-1, 1];
-  their score is that value unsquashed (:func:`engine.search.evaluation.unsquash`),
-  which is the same formula with ``Q = (1 + eval) / 2``.
-* A proven result (``|eval| > 1``, ``WIN − 10·ply``) is ``score mate N`` with N
-  in moves, negative when the side to move is the one being mated.
+* Algorithms whose ``value_kind`` is ``"q"`` (``uct``, ``uct-minimax``) rank moves
+  by averaged rewards, so their score is the best move's **Q** (an expected score
+  in [0, 1]) read through the same logistic the evaluation uses:
+  ``cp = 400·log10(Q / (1 − Q))``. A Q of 0.64 is +100 cp, 0.91 is +400 cp.
+* Those whose ``value_kind`` is ``"eval"`` (``bfms``, ``alphabeta``) rank moves by a
+  backed-up evaluation in [-1, 1]; their score is that value unsquashed
+  (:func:`engine.search.evaluation.unsquash`), which is the same formula with
+  ``Q = (1 + eval) / 2``.
+* A proven result — a mate score (``|eval| > 1``, ``WIN − 10·ply``) or a move the
+  search proved (``MoveStats.proof``) with a known distance (``MoveStats.mate``) —
+  is ``score mate N`` with N in moves, negative when the side to move is the one
+  being mated. A proof without a distance reads as the largest cp score.
 * ``wdl`` is a model, not a count: the searches keep expected scores, not
   separate draw rates. With ``Q`` the expected score we report
   ``W = Q², D = 2Q(1 − Q), L = (1 − Q)²`` (per mille) — the only split that is
@@ -23,14 +26,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from engine.search.algorithm import PROVEN_LOSS, PROVEN_WIN
 from engine.search.evaluation import is_mate_score, mate_plies, unsquash
 from engine.search.info import MoveStats
+from engine.search.registry import get_algorithm
 
 CP_LIMIT = 3000  # the largest |cp| we announce; anything beyond is "winning"
 Q_EPSILON = 1e-4
-
-# Algorithms whose move values are averages of rewards (Q); the others back up an eval.
-Q_ALGORITHMS = frozenset({"uct", "uct-minimax"})
 
 
 @dataclass(frozen=True)
@@ -64,9 +66,7 @@ def q_to_cp(q: float) -> int:
 
 def mate_moves(value: float) -> int:
     """A mate score as UCI's ``mate N``: moves (not plies), negative when being mated."""
-    plies = mate_plies(value)
-    moves = (plies + 1) // 2
-    return moves if value > 0 else -moves
+    return plies_to_moves(mate_plies(value), value > 0)
 
 
 def wdl_from_expected(q: float) -> tuple[int, int, int]:
@@ -77,11 +77,23 @@ def wdl_from_expected(q: float) -> tuple[int, int, int]:
     return win, 1000 - win - loss, loss
 
 
+def plies_to_moves(plies: int, win: bool) -> int:
+    """Plies to the end of a proven game as UCI's ``mate N``: moves, negative when lost."""
+    moves = (plies + 1) // 2
+    return moves if win else -moves
+
+
 def move_score(algorithm: str, move: MoveStats) -> Score:
-    """The UCI score of one root move (see the module docstring for the rules)."""
+    """The UCI score of one root move of ``algorithm``'s search (see the module
+    docstring for the rules; its ``value_kind`` says how to read the move's value)."""
     if is_mate_score(move.eval):
         return Score(None, mate_moves(move.eval), 1.0 if move.eval > 0 else 0.0, move.bound)
-    if algorithm in Q_ALGORITHMS:
+    if move.proof in (PROVEN_WIN, PROVEN_LOSS):
+        win = move.proof == PROVEN_WIN
+        if move.mate is not None:
+            return Score(None, plies_to_moves(move.mate, win), 1.0 if win else 0.0, move.bound)
+        return Score(CP_LIMIT if win else -CP_LIMIT, None, 1.0 if win else 0.0, move.bound)
+    if get_algorithm(algorithm).value_kind == "q":
         return Score(q_to_cp(move.q), None, move.q, move.bound)
     value = max(-1.0, min(1.0, move.eval))
     expected = 0.5 * (1.0 + value)
