@@ -113,6 +113,12 @@ class KnightChessBoard(chess.Board):
     def is_repetition(self, count: int = 3) -> bool:
         return False
 
+    # ---------------------------------------------------------------- notation
+    def _algebraic_and_push(self, move: chess.Move, *, long: bool = False) -> str:
+        """SAN without ``#``: python-chess marks any variant win or loss as mate, but
+        knight chess has no check, so capturing the last knight is written ``Nxe3``."""
+        return super()._algebraic_and_push(move, long=long).rstrip("#")
+
     # ---------------------------------------------------------------- validity
     def status(self) -> chess.Status:
         """Board status without the king-related flags, which do not apply here."""

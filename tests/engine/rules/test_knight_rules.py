@@ -91,3 +91,11 @@ def test_game_board_rejects_malformed_and_impossible_fens() -> None:
     with pytest.raises(InvalidFenError, match="no king"):
         get_game("chess").board("8/8/8/8/8/8/8/N7 w - - 0 1")
     assert get_game("knightchess") is KNIGHT_GAME
+
+
+def test_capturing_the_last_knight_is_written_without_a_mate_sign() -> None:
+    board = KnightChessBoard("8/8/8/8/8/4n3/8/3N3N w - - 0 1")
+    move = chess.Move.from_uci("d1e3")
+    assert board.san(move) == "Nxe3"
+    assert board.san_and_push(move) == "Nxe3" and board.is_variant_win() is False
+    assert board.is_variant_loss()  # the side to move (Black) has lost
