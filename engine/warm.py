@@ -41,7 +41,9 @@ def warm(progress: Progress | None = None) -> float:
         for name in ALGORITHMS:
             report(done, total, f"{game}: {name}")
             controller = SearchController(game, algorithm=name, tree_size=8)
-            controller.search(iterations=64 if name != "alphabeta" else 2000)
+            # MCTS iterations each reach a leaf; alpha-beta's "iterations" are nodes, and
+            # 2,000 of them reach its quiescence search
+            controller.search(iterations=64 if controller.algorithm.mcts else 2000)
             controller.step()
             done += 1
     report(total, total, "ready")
