@@ -20,9 +20,10 @@ import logging
 import secrets
 import time
 from collections import deque
-from collections.abc import Callable, Coroutine, Hashable, Iterable, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Coroutine, Hashable
+from typing import TYPE_CHECKING, Any
 
+from app.bounds import bounds, check_bound, check_threads, validate_params
 from app.inside import (
     STEP_LOG,
     inspect,
@@ -54,6 +55,9 @@ from engine.errors import CanopyError, GameOverError, InvalidParameterError
 from engine.play import EngineNote, EngineSettings, GameSession
 from engine.search.info import SearchInfo
 
+if TYPE_CHECKING:  # the numba core loads on the first search, not at import
+    from engine.search.controller import SearchController
+
 log = logging.getLogger("canopy.app")
 
 #: In a long game's state frame, the last this many moves keep their board FEN.
@@ -76,62 +80,10 @@ class ShuttingDownError(CanopyError):
 _ID_CHARS = frozenset("0123456789abcdefABCDEF")
 
 
-class Controller(Protocol):
-    """What the app needs of ``engine.search.controller.SearchController``."""
-
-    tree_size: int  # tree nodes per snapshot (read at each snapshot)
-
-    def configure(
-        self,
-        *,
-        algorithm: str | None = None,
-        params: dict[str, Any] | None = None,
-        threads: int | None = None,
-        seed: int | None = None,
-    ) -> None: ...
-    def set_position(self, fen: str | None, moves: Sequence[str] = ()) -> None: ...
-    def play(self, uci: str) -> None: ...
-    def start(
-        self,
-        *,
-        iterations: int | None = None,
-        movetime_ms: float | None = None,
-        nodes: int | None = None,
-    ) -> None: ...
-    def stop(self) -> SearchInfo: ...
-    def wait(self, timeout: float | None = None) -> SearchInfo: ...
-    def step(self) -> Any: ...
-    def info(self) -> SearchInfo: ...
-    @property
-    def running(self) -> bool: ...
-    def close(self) -> None: ...
-
-
-ControllerFactory = Callable[..., Controller]
-
-
-def default_controller_factory(**kwargs: Any) -> Controller:
-    from engine.search.controller import SearchController
-
-    return SearchController(**kwargs)
-
-
 def describe_algorithms(game: str) -> list[dict[str, Any]]:
     from engine.search.registry import describe_algorithms as describe
 
     return describe(game)
-
-
-def validate_params(algorithm: str, params: dict[str, Any], game: str) -> dict[str, Any]:
-    from engine.search.registry import validate_params as validate
-
-    return dict(validate(algorithm, params, game))
-
-
-def validate_threads(algorithm: str, threads: int) -> int:
-    from engine.search.registry import validate_threads as validate
-
-    return int(validate(algorithm, threads))
 
 
 class Connection:
@@ -170,7 +122,7 @@ class LiveGame:
         self.session = session
         self.service = service
         self.settings = service.settings
-        self.controller: Controller | None = None
+        self.controller: SearchController | None = None
         self.connections: set[Connection] = set()
         self.lock = asyncio.Lock()
         self.version = 0
@@ -439,12 +391,14 @@ class LiveGame:
         self.broadcast_state()
 
     # ---------------------------------------------------------------- search lifecycle
-    async def _ensure_controller(self) -> Controller:
+    async def _ensure_controller(self) -> SearchController:
         if self.controller is None:
             s = self.session
             e = s.engine
+            from engine.search.controller import SearchController
+
             self.controller = await asyncio.to_thread(
-                self.service.controller_factory,
+                SearchController,
                 game=s.game.name,
                 fen=s.start_fen,
                 moves=s.moves,
@@ -817,37 +771,6 @@ def _same_position(a: str, b: str) -> bool:
     return a.split(" ", 2)[:2] == b.split(" ", 2)[:2]
 
 
-class GameStore(Protocol):
-    """Where the games *in memory* are kept (every game is also in the database,
-    :class:`app.store.SqlStore`; :meth:`GameService.load` brings one back)."""
-
-    def add(self, game: LiveGame) -> None: ...
-    def get(self, gid: str) -> LiveGame | None: ...
-    def remove(self, gid: str) -> LiveGame | None: ...
-    def __len__(self) -> int: ...
-    def all(self) -> Iterable[LiveGame]: ...
-
-
-class InMemoryGameStore:
-    def __init__(self) -> None:
-        self._games: dict[str, LiveGame] = {}
-
-    def add(self, game: LiveGame) -> None:
-        self._games[game.id] = game
-
-    def get(self, gid: str) -> LiveGame | None:
-        return self._games.get(gid)
-
-    def remove(self, gid: str) -> LiveGame | None:
-        return self._games.pop(gid, None)
-
-    def __len__(self) -> int:
-        return len(self._games)
-
-    def all(self) -> Iterable[LiveGame]:
-        return list(self._games.values())
-
-
 class GameService:
     """Creates, finds and retires live games; owns the search pool."""
 
@@ -855,13 +778,12 @@ class GameService:
         self,
         settings: Settings,
         *,
-        controller_factory: ControllerFactory | None = None,
-        store: GameStore | None = None,
         db: SqlStore | None = None,
     ) -> None:
         self.settings = settings
-        self.controller_factory = controller_factory or default_controller_factory
-        self.store: GameStore = store or InMemoryGameStore()
+        #: The games held in memory, by id (every game is also in :attr:`db`;
+        #: :meth:`load` brings one back).
+        self.store: dict[str, LiveGame] = {}
         self.db = db or SqlStore(settings.db_url)
         self.pool = SearchPool(settings.max_searches, on_change=self._pool_changed)
         #: True once shutdown began: no search starts, no request changes a game.
@@ -906,10 +828,9 @@ class GameService:
         threads = fields.threads if fields.threads is not None else base.threads
         movetime = fields.movetime_ms if fields.movetime_ms is not None else base.movetime_ms
         iterations = fields.iterations if fields.iterations is not None else base.iterations
-        _in_range("threads", threads, 1, s.max_threads)
-        validate_threads(algorithm, threads)
-        _in_range("movetime_ms", movetime, s.min_think_ms, s.max_think_ms)
-        _in_range("iterations", iterations, 1, s.max_iterations)
+        check_threads(s, algorithm, threads)
+        check_bound(s, "movetime_ms", movetime)
+        check_bound(s, "iterations", iterations)
         hash_mb = params.get("hash_mb")
         if isinstance(hash_mb, int | float) and hash_mb * threads > s.search_memory_mb:
             raise InvalidParameterError(
@@ -928,12 +849,15 @@ class GameService:
 
     def limits(self) -> dict[str, Any]:
         s = self.settings
+        ranges = bounds(s)
+        defaults = {"threads": 1, "movetime_ms": s.think_ms, "iterations": s.iterations}
         return {
             "games": ["chess", "knight"],
             "humans": ["white", "black", "none", "both"],
-            "threads": {"default": 1, "min": 1, "max": s.max_threads},
-            "movetime_ms": {"default": s.think_ms, "min": s.min_think_ms, "max": s.max_think_ms},
-            "iterations": {"default": s.iterations, "min": 1, "max": s.max_iterations},
+            **{
+                name: {"default": defaults[name], "min": lo, "max": hi}
+                for name, (lo, hi) in ranges.items()
+            },
             "analysis_ms": s.analysis_ms,
             "stats_hz": s.stats_hz,
             "ws_max_frame": s.ws_max_frame,
@@ -966,7 +890,7 @@ class GameService:
             (session.result, session.reason),
         )  # in the database before anyone learns the id
         game = LiveGame(gid, token, session, self, name=name)
-        self.store.add(game)
+        self.store[game.id] = game
         log.info("game %s created (%s, human %s)", gid, req.game, req.human)
         await game.kick()
         return game
@@ -1021,14 +945,14 @@ class GameService:
             rev=stored.rev,
         )
         game.pending_kick = True
-        self.store.add(game)
+        self.store[game.id] = game
         log.info("game %s loaded from the database (%d plies)", gid, session.ply)
         return game
 
     async def unload(self, game: LiveGame) -> None:
         """Forget a game held in memory (it stays in the database); closes its sockets."""
         if self.store.get(game.id) is game:
-            self.store.remove(game.id)
+            del self.store[game.id]
         await game.close()
 
     async def _make_room(self) -> None:
@@ -1054,7 +978,7 @@ class GameService:
         """
         now = time.monotonic()
         idle = sorted(
-            (g for g in self.store.all() if not g.connections and g.status == "idle"),
+            (g for g in self.store.values() if not g.connections and g.status == "idle"),
             key=lambda g: g.last_activity,
         )
         target = int(self.settings.max_games * 0.9)
@@ -1062,7 +986,7 @@ class GameService:
         for game in idle:
             old = now - game.last_activity > self.settings.game_idle_s
             if old or (force and len(self.store) > target):
-                self.store.remove(game.id)
+                del self.store[game.id]
                 await game.close()
                 evicted += 1
         if evicted:
@@ -1073,7 +997,7 @@ class GameService:
         """Stop searches in games nobody has watched for ``idle_search_s``."""
         now = time.monotonic()
         stopped = 0
-        for game in list(self.store.all()):
+        for game in list(self.store.values()):
             since = game.unwatched_since
             if game.status == "idle" or since is None:
                 continue
@@ -1097,7 +1021,7 @@ class GameService:
         t0 = time.perf_counter()
         running = [
             g.controller
-            for g in self.store.all()
+            for g in self.store.values()
             if g.controller is not None and g.controller.running
         ]
         await asyncio.gather(*(asyncio.to_thread(c.stop) for c in running), return_exceptions=True)
@@ -1105,7 +1029,7 @@ class GameService:
 
     def health(self) -> dict[str, Any]:
         """Worker pool and memory figures for /api/health (the database is pinged apart)."""
-        loaded = list(self.store.all())
+        loaded = list(self.store.values())
         return {
             "pool": self.pool.status(),
             "games_loaded": len(loaded),
@@ -1146,14 +1070,9 @@ class GameService:
 
     async def close(self) -> None:
         self.stopping = True
-        for game in list(self.store.all()):
+        for game in list(self.store.values()):
             try:
                 await game.close()
             except Exception:  # pragma: no cover - shutting down regardless
                 log.exception("closing game %s", game.id)
         await asyncio.to_thread(self.db.close)
-
-
-def _in_range(name: str, value: int, lo: int, hi: int) -> None:
-    if not lo <= value <= hi:
-        raise InvalidParameterError(f"{name} must lie in {lo}..{hi}, not {value}")

@@ -21,7 +21,7 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app.games import ControllerFactory, GameService
+from app.games import GameService
 from app.limits import WindowLimiter
 from app.logs import background_context
 from app.middleware import HardeningMiddleware
@@ -53,16 +53,14 @@ _STATUS = {
 }
 
 
-def create_app(
-    settings: Settings | None = None, *, controller_factory: ControllerFactory | None = None
-) -> FastAPI:
+def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         db = await asyncio.to_thread(SqlStore, settings.db_url)
         log.info("game store: %s", db.describe())
-        service = GameService(settings, controller_factory=controller_factory, db=db)
+        service = GameService(settings, db=db)
         app.state.service = service
         app.state.warm = not settings.warmup
         loop = asyncio.get_running_loop()

@@ -26,8 +26,9 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING, Any
 
+from app.bounds import check_bound, check_threads, validate_params
 from app.schemas import RaceFrame
-from app.streaming import dumps, num
+from app.streaming import dumps, move_row, num
 from engine.errors import CanopyError, GameOverError, InvalidParameterError
 
 if TYPE_CHECKING:
@@ -90,7 +91,6 @@ class RaceRunner:
     async def start(self, frame: RaceFrame) -> None:
         """Validate, stop whatever searches this game, then race (refuses when busy)."""
         from engine.search.race import Contender, Race
-        from engine.search.registry import validate_params, validate_threads
 
         game = self.game
         session = game.session
@@ -101,38 +101,17 @@ class RaceRunner:
             raise InvalidParameterError("a race needs two contenders, 'a' and 'b'")
         contenders = []
         for key, c in (("a", frame.a), ("b", frame.b)):
-            params = dict(validate_params(c.algorithm, dict(c.params or {}), session.game.name))
-            threads = c.threads or 1
-            if not 1 <= threads <= settings.max_threads:
-                raise InvalidParameterError(
-                    f"{key}.threads must lie in 1..{settings.max_threads}, not {threads}"
-                )
-            validate_threads(c.algorithm, threads)
-            defaults = validate_params(c.algorithm, {}, session.game.name)
-            label = c.label or _label(c.algorithm, params, defaults, threads)
-            contenders.append(Contender(c.algorithm, params, threads, label))
-        if contenders[0].label == contenders[1].label:
-            contenders[1] = Contender(
-                contenders[1].algorithm,
-                contenders[1].params,
-                contenders[1].threads,
-                contenders[1].label + " (B)",
-            )
+            params = validate_params(c.algorithm, dict(c.params or {}), session.game.name)
+            threads = check_threads(settings, c.algorithm, c.threads or 1, field=f"{key}.threads")
+            contenders.append(Contender(c.algorithm, params, threads, c.label or ""))
         sync = frame.sync or "iterations"
         if sync == "iterations":
             iterations = frame.iterations or DEFAULT_ITERATIONS
-            if not 1 <= iterations <= settings.max_iterations:
-                raise InvalidParameterError(
-                    f"iterations must lie in 1..{settings.max_iterations}, not {iterations}"
-                )
+            check_bound(settings, "iterations", iterations)
             budget = {"iterations": iterations}
         else:
             movetime = frame.movetime_ms or DEFAULT_MOVETIME_MS
-            if not settings.min_think_ms <= movetime <= settings.max_think_ms:
-                raise InvalidParameterError(
-                    f"movetime_ms must lie in {settings.min_think_ms}..{settings.max_think_ms}, "
-                    f"not {movetime}"
-                )
+            check_bound(settings, "movetime_ms", movetime)
             budget = {"movetime_ms": movetime}
 
         await self.stop()
@@ -254,33 +233,13 @@ class RaceRunner:
         }
 
 
-def _label(algorithm: str, params: dict[str, Any], defaults: Any, threads: int) -> str:
-    """A short name: the algorithm, the parameters that differ from its defaults, threads."""
-    changed = [f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
-               for k, v in params.items() if defaults.get(k) != v]  # fmt: skip
-    text = algorithm + (f" ({', '.join(changed)})" if changed else "")
-    return text + (f" ×{threads} threads" if threads > 1 else "")
-
-
 def dict_ranks(ranks: tuple[tuple[str, int, int | None], ...]) -> dict[str, int | None]:
     """move → its rank in the *other* side's table (None: the other never searched it)."""
     return {move: other for move, _own, other in ranks}
 
 
 def _row(m: MoveStats, rank: int, other: dict[str, int | None]) -> dict[str, Any]:
-    return {
-        "move": m.move,
-        "san": m.san,
-        "rank": rank,
-        "other_rank": other.get(m.move),
-        "visits": int(m.visits),
-        "share": num(m.share),
-        "q": num(m.q),
-        "uct": num(m.score),
-        "eval": num(m.eval),
-        "bound": m.bound,
-        "pv_san": list(m.pv_san[:RACE_PV]),
-    }
+    return {**move_row(m, RACE_PV), "rank": rank, "other_rank": other.get(m.move)}
 
 
 def _side(info: SearchInfo, label: str, other: dict[str, int | None]) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from typing import Any
 from engine.errors import CanopyError, InvalidParameterError
 from engine.search.controller import SearchController
 from engine.search.info import SearchInfo
+from engine.search.registry import validate_params
 
 SYNCS = ("iterations", "time")
 
@@ -84,7 +85,7 @@ class Race:
         self.round_ms = float(round_ms)
         self.on_info = on_info
         self.top = top
-        self.labels = (a.label or _label(a), b.label or _label(b))
+        self.labels = labels(game, a, b)
         self.controllers = tuple(
             SearchController(
                 game, fen, moves=moves, algorithm=c.algorithm, params=c.params,
@@ -198,7 +199,25 @@ class Race:
             self.on_info(self._latest)
 
 
-def _label(c: Contender) -> str:
-    params = ",".join(f"{k}={v}" for k, v in c.params.items())
-    threads = f" ×{c.threads}" if c.threads > 1 else ""
-    return f"{c.algorithm}{'(' + params + ')' if params else ''}{threads}"
+def label(game: str, c: Contender) -> str:
+    """A short name: the algorithm, the parameters that differ from its defaults, threads.
+
+    ``uct``, ``uct (c=2)``, ``bfms ×2 threads``: what a reader needs to tell two
+    contenders apart, nothing they share with every other run of the algorithm.
+    """
+    defaults = validate_params(c.algorithm, {}, game)
+    changed = [
+        f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
+        for k, v in c.params.items()
+        if defaults.get(k) != v
+    ]
+    text = c.algorithm + (f" ({', '.join(changed)})" if changed else "")
+    return text + (f" ×{c.threads} threads" if c.threads > 1 else "")
+
+
+def labels(game: str, a: Contender, b: Contender) -> tuple[str, str]:
+    """Both contenders' labels (their own, else :func:`label`), never the same twice."""
+    first, second = a.label or label(game, a), b.label or label(game, b)
+    if first == second:
+        second += " (B)"
+    return first, second

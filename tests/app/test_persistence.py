@@ -110,7 +110,7 @@ def test_idle_games_are_unloaded_to_the_database_and_reloaded_on_demand(
         second = new_game(client, human="both")
         third = new_game(client, human="both")  # memory is full: the oldest idle game goes
         assert service.store.get(first["id"]) is None
-        assert {g.id for g in service.store.all()} == {second["id"], third["id"]}
+        assert {g.id for g in service.store.values()} == {second["id"], third["id"]}
         state = game_state(client, first["id"])  # loaded again from the database
         assert state["moves"] == ["e2e4", "c7c5"]
         assert service.store.get(first["id"]) is not None and len(service.store) == 2

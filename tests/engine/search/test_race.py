@@ -42,7 +42,7 @@ def test_ranks_show_where_each_side_puts_the_others_moves() -> None:
     for move, own_rank, other_rank in final.ranks_a:
         assert final.a.moves[own_rank].move == move
         assert other_rank is None or final.b.moves[other_rank].move == move
-    assert final.labels == ("uct", "uct(c=2.0)")
+    assert final.labels == ("uct", "uct (c=2)")
 
 
 def test_background_race_stops_promptly_and_play_advances_both() -> None:
