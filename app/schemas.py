@@ -499,8 +499,3 @@ class GameCreated(BaseModel):
     url: str  # the page of the game (spectators need no token)
     ws: str  # websocket path with the token
     state: StateFrame
-
-
-class HttpError(BaseModel):
-    code: str
-    message: str
