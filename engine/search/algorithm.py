@@ -147,6 +147,9 @@ class Algorithm:
     simulation: ClassVar[str] = "playout"
     backup_rule: ClassVar[Literal["average", "negamax"]] = "average"
     unvisited_first: ClassVar[str | None] = None
+    #: The algorithm the race view sets against this one by default (None: the next one
+    #: in the registry); a contrast worth watching, e.g. averaging against negamax.
+    race_partner: ClassVar[str | None] = None
 
     # ------------------------------------------------------------ description
     @classmethod
@@ -162,12 +165,14 @@ class Algorithm:
             "mcts": cls.mcts,
             "params": [spec.describe(game) for spec in cls.params],
             "capabilities": cls.capabilities(),
+            "race_partner": cls.race_partner,
         }
 
     @classmethod
     def capabilities(cls) -> dict[str, Any]:
         """What the front end branches on instead of the algorithm's name."""
         return {
+            "mcts": cls.mcts,
             "tree": cls.tree,
             "threads": cls.mcts,
             "proofs": cls.keeps_proofs,

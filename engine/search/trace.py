@@ -54,6 +54,7 @@ class StepTrace:
     expansion: dict[str, Any] = field(default_factory=dict)
     simulation: dict[str, Any] = field(default_factory=dict)
     backpropagation: list[dict[str, Any]] = field(default_factory=list)
+    stepping: str = "iteration"  # the algorithm's: "iteration", or "depth" (of deepening)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -129,7 +130,9 @@ def build_trace(
     before_value = tree.value[:used].copy()
     code = worker.step(stop)
     if code != DONE:
-        return StepTrace(algorithm.name, worker.thread, iteration, code, 0)
+        return StepTrace(
+            algorithm.name, worker.thread, iteration, code, 0, stepping=algorithm.stepping
+        )
     first_new = int(worker.info[T_FIRST_NEW])
     new_count = int(worker.info[T_NEW_COUNT])
     view = StepView(
@@ -161,6 +164,7 @@ def build_trace(
         _expansion(view),
         simulation,
         algorithm.backup_trace(view),
+        stepping=algorithm.stepping,
     )
 
 
@@ -208,6 +212,7 @@ def _selection(view: StepView) -> list[dict[str, Any]]:
             sibling["chosen"] = sibling["node"] == chosen
         entry["rule"] = algorithm.selection_rule
         entry["formula"] = algorithm.formula
+        entry["value_kind"] = algorithm.value_kind  # "eval": rows carry value; "q": W and Q
         entry["exploit_label"] = algorithm.exploit_label
         entry["score_label"] = algorithm.score_label
         entry["children"] = rows
@@ -404,4 +409,5 @@ def _alphabeta_trace(
         {},
         simulation,
         [],
+        stepping=algorithm.stepping,
     )

@@ -27,8 +27,10 @@ export function widthForShare(share) {
   return Math.round((MIN_WIDTH + (MAX_WIDTH - MIN_WIDTH) * Math.sqrt(s)) * 2) / 2;
 }
 
-/** Candidate-move arrows for a stats frame: the top `max` moves by visits. */
-export function engineShapes(stats, { max = 6, minShare = 0.03 } = {}) {
+/** Candidate-move arrows for a stats frame: the top `max` moves by visits. `byShare`: the
+ * visit shares say how much the search likes each move (MCTS); without it (alpha-beta's
+ * "visits" are nodes spent) the best move gets a fixed, wide arrow. */
+export function engineShapes(stats, { max = 6, minShare = 0.03, byShare = true } = {}) {
   if (!stats || !stats.moves.length) return [];
   const rows = stats.moves
     .filter((m) => m.visits > 0 || m.move === stats.bestmove)
@@ -38,7 +40,7 @@ export function engineShapes(stats, { max = 6, minShare = 0.03 } = {}) {
   for (const row of rows.slice(0, max)) {
     const isBest = row.move === stats.bestmove;
     if (!isBest && (row.share || 0) < minShare) continue;
-    const share = stats.algorithm === "alphabeta" && isBest ? 0.6 : row.share || 0;
+    const share = !byShare && isBest ? 0.6 : row.share || 0;
     shapes.push({
       orig: row.move.slice(0, 2),
       dest: row.move.slice(2, 4),

@@ -5,7 +5,7 @@
 import { Chessground } from "/static/vendor/chessground.js";
 import { BRUSHES, engineShapes, pvShapes } from "./arrows.js";
 import { h } from "./dom.js";
-import { canMove, isLive, legalDests, promotionChoices, turnOf, uciSquares, viewedPosition } from "./state.js";
+import { canMove, capabilities, isLive, legalDests, promotionChoices, turnOf, uciSquares, viewedPosition } from "./state.js";
 
 const ROLE_NAMES = { q: "queen", r: "rook", b: "bishop", n: "knight" };
 
@@ -139,7 +139,7 @@ export function createBoard(el, promoEl, { getState, onMove }) {
     let shapes = [];
     if (preview) shapes = pvShapes(preview.pv);
     else if (overlay && overlay.shapes) shapes = overlay.shapes;
-    else if (s.view.arrows && isLive(s) && s.stats) shapes = engineShapes(s.stats);
+    else if (s.view.arrows && isLive(s) && s.stats) shapes = engineShapes(s.stats, { byShare: capabilities(s, s.stats.algorithm).mcts });
     const shapesKey = JSON.stringify(shapes);
     if (shapesKey !== lastShapes) {
       lastShapes = shapesKey;

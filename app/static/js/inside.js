@@ -12,8 +12,8 @@ import { stepsExportControl, treeExportControl } from "./export.js";
 import { createNodeCard, moverAt, qText } from "./nodecard.js";
 import { qGradient } from "./notation.js";
 import { createRaceView, raceShapes } from "./race.js";
-import { isLive, sideName, samePosition } from "./state.js";
-import { PHASE_TITLES, buildStep, highlight, overlay, stepNotes, stepParams, stepSummary } from "./step.js";
+import { capabilities, isLive, sideName, samePosition } from "./state.js";
+import { PHASE_TITLES, buildStep, highlight, isDeepening, overlay, stepNotes, stepParams, stepSummary } from "./step.js";
 import { createThreadsView } from "./threads.js";
 import { LAYOUTS, createTreeView, decodeTree } from "./tree.js";
 
@@ -420,12 +420,15 @@ export function createInside({ getState, send, scheduleRender }) {
     const gameName = game ? game.game : "chess";
     if (I.tab === "tree") renderTree(st, gameName);
     else if (I.tab === "step") renderStep(st, gameName);
-    else if (I.tab === "charts") charts.render(I.history, { mcts: !st.stats || st.stats.algorithm !== "alphabeta" });
+    else if (I.tab === "charts") charts.render(I.history, { mcts: !st.stats || capabilities(st, st.stats.algorithm).mcts });
     else if (I.tab === "threads") threads.render(st);
     else if (I.tab === "race") {
       if (!race.ready && st.limits && game && st.algorithms[game.game]) {
+        const list = st.algorithms[game.game];
         const first = game.settings.algorithm;
-        race.setup(st.algorithms[game.game], st.limits, game.game, { a: first, b: first === "bfms" ? "uct" : "bfms" });
+        const own = list.find((x) => x.name === first);
+        const partner = own && list.some((x) => x.name === own.race_partner) ? own.race_partner : (list.find((x) => x.name !== first) || list[0]).name;
+        race.setup(list, st.limits, game.game, { a: first, b: partner });
       }
       race.render(st);
     }
@@ -441,14 +444,15 @@ export function createInside({ getState, send, scheduleRender }) {
     setText(legendLeft, `${sideName(gameName, "black")} better`);
     setText(legendRight, `${sideName(gameName, "white")} better`);
     const stats = st.stats;
-    const alphabeta = (stats && stats.algorithm === "alphabeta") || (!stats && st.game && st.game.settings.algorithm === "alphabeta");
+    const shown = (stats && stats.algorithm) || (st.game && st.game.settings.algorithm);
+    const noTree = !!shown && !capabilities(st, shown).tree;
     const has = I.tree.length > 0;
     treeEmpty.hidden = has;
     treeArea.hidden = !has;
     setText(
       treeEmpty,
-      alphabeta
-        ? "alpha-beta searches depth by depth and keeps no tree to draw: its root moves are in the Moves tab, and each Step shows one more depth."
+      noTree
+        ? `${shown} keeps no tree to draw: its root moves are in the Moves tab${capabilities(st, shown).stepping === "depth" ? ", and each Step shows one more depth" : ""}.`
         : "No tree yet: start (Space) or step (S) a search and the most visited part of its tree appears here, live.",
     );
     setText(treeInfo, has && stats ? `· ${I.tree.length} of ${stats.nodes.toLocaleString("en-US")} nodes${stats.threads > 1 ? " (thread 0's tree)" : ""}` : "");
@@ -518,7 +522,7 @@ export function createInside({ getState, send, scheduleRender }) {
     }
     miniTreeArea.hidden = !I.tree.length;
     if (I.tree.length && (mini.tree !== I.tree || mini.step !== step || mini.phase !== I.phase)) {
-      const usable = step && step.thread === 0 && step.simulation && step.simulation.kind !== "alphabeta";
+      const usable = step && step.thread === 0 && step.simulation && !isDeepening(step);
       const hl = usable ? highlight(step, I.phase) : null;
       Object.assign(mini, { tree: I.tree, step, phase: I.phase });
       miniTree.render({ key: I.treeKey, nodes: miniNodes(I.tree, hl), selected: null, highlight: hl });

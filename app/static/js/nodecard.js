@@ -85,7 +85,7 @@ export function createNodeCard(container, { onSelect, onClose }) {
     const sel = fresh && fresh.selection;
     if (sel) {
       const c = sel.params.c ?? sel.params.C;
-      const exploit = sel.rule === "bfms" ? "eval" : "Q/N";
+      const exploit = sel.exploit_label || "Q/N";
       formula.replaceChildren(
         h("span", { class: "hint" }, `${sel.formula} — as its parent sees it, for ${mover} (N_parent = ${count(sel.parent_visits)}${c !== undefined ? `, c = ${fixed(c, 2)}` : ""}):`),
         h("br"),

@@ -4,7 +4,8 @@
 // not flicker and keeps the row under the mouse.
 
 import { $, formatBytes, formatCount, formatMs, h, setText } from "./dom.js";
-import { engineLabel, isPlayer, samePosition, scoreLabel, searchPhrase, sortedRows } from "./state.js";
+import { fixed, signed } from "./notation.js";
+import { engineLabel, isPlayer, proofText, samePosition, scoreLabel, searchPhrase, sortedRows } from "./state.js";
 
 const COLUMNS = [
   { key: "san", label: "Move", title: "The root move (SAN)", numeric: false },
@@ -83,7 +84,7 @@ export function createPanel({ getState, onSort, onHover }) {
     const stats = s.stats;
     const game = s.game;
     const algorithm = (stats && stats.algorithm) || (game && game.settings.algorithm) || "uct";
-    setText(headers[4].querySelector("button"), scoreLabel(algorithm));
+    setText(headers[4].querySelector("button"), scoreLabel(s, algorithm));
     const { key, dir } = s.view.sort;
     for (const th of headers) {
       const active = th.dataset.key === key;
@@ -100,7 +101,7 @@ export function createPanel({ getState, onSort, onHover }) {
     for (const m of sorted) {
       seen.add(m.move);
       const row = rowFor(m.move);
-      fillRow(row, m, stats);
+      fillRow(row, m);
       row.tr.classList.toggle("best", m.move === stats.bestmove);
       row.tr.classList.toggle("hovered", m.move === s.view.hover);
       row.tr.style.setProperty("--share", String(m.share || 0));
@@ -119,17 +120,19 @@ export function createPanel({ getState, onSort, onHover }) {
     setText(pvLine, pv.length ? `PV ${pv.slice(0, 16).join(" ")}` : "");
   }
 
-  function fillRow(row, m, stats) {
+  function fillRow(row, m) {
     const c = row.cells;
     setText(c[0], m.san);
     setText(c[1], formatCount(m.visits));
     setText(c[2], m.share === null ? "–" : `${(m.share * 100).toFixed(1)}%`);
     setText(c[3], fixed(m.q, 3));
     setText(c[4], fixed(m.uct, 3));
-    setText(c[5], evalText(m.eval));
+    const proof = proofText(m);
+    setText(c[5], proof || signed(m.eval, 2));
+    c[5].classList.toggle("proven", !!proof);
     setText(c[6], m.pv_san.slice(0, 8).join(" "));
     c[6].title = m.pv_san.join(" ");
-    if (stats.algorithm === "alphabeta" && m.bound !== "exact") c[4].title = `${m.bound} bound`;
+    c[4].title = m.bound && m.bound !== "exact" ? `${m.bound} bound` : ""; // only a deepening search bounds
   }
 
   function renderSummary(s) {
@@ -187,12 +190,3 @@ function idleNote(s) {
   return "No search of this position yet: Analyse (Space) to search it, or Step (S) for one iteration.";
 }
 
-function fixed(x, digits) {
-  return x === null || x === undefined ? "–" : x.toFixed(digits);
-}
-
-function evalText(x) {
-  if (x === null || x === undefined) return "–";
-  if (Math.abs(x) > 1) return x > 0 ? "mate+" : "mate−";
-  return (x >= 0 ? "+" : "") + x.toFixed(2);
-}

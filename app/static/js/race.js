@@ -6,7 +6,7 @@
 
 import { h, setText } from "./dom.js";
 import { count, fixed, formatLine, percent, signed } from "./notation.js";
-import { samePosition } from "./state.js";
+import { capabilities, samePosition } from "./state.js";
 
 const PRESETS = [
   { label: "UCT vs BFMS", a: { algorithm: "uct" }, b: { algorithm: "bfms" } },
@@ -202,6 +202,9 @@ export function createRaceView(container, { send, getState }) {
   }
 
   function sideColumn(key, me, them, race) {
+    // A search that is not MCTS ranks by its search score (an evaluation) and reports the
+    // depth it completed; MCTS ranks by its selection score and reaches a tree depth.
+    const caps = capabilities(getState(), me.algorithm);
     const rows = me.moves.map((m) => {
       const differs = m.other_rank === null || m.other_rank === undefined || Math.abs(m.other_rank - m.rank) >= 2;
       const cls = [m.move === me.bestmove ? "best" : "", m.move === them.bestmove ? "their-best" : "", differs ? "differs" : ""].filter(Boolean).join(" ");
@@ -213,11 +216,11 @@ export function createRaceView(container, { send, getState }) {
         h("td", { class: "num c-n" }, count(m.visits)),
         h("td", { class: "num" }, percent(m.share, 1)),
         h("td", { class: "num" }, fixed(m.q, 3)),
-        h("td", { class: "num c-score" }, me.algorithm === "alphabeta" ? signed(m.eval, 2) : fixed(m.uct, 3)),
+        h("td", { class: "num c-score" }, caps.mcts ? fixed(m.uct, 3) : signed(m.eval, 2)),
         h("td", { class: "num other-rank", title: "rank of this move in the other side's table" }, m.other_rank === null || m.other_rank === undefined ? "—" : `#${m.other_rank + 1}`),
       );
     });
-    const scoreLabel = me.algorithm === "alphabeta" ? "score" : me.algorithm === "bfms" ? "eval+U" : "UCT";
+    const scoreLabel = caps.score_label;
     const fen = race.fen;
     return h(
       "div",
@@ -235,7 +238,7 @@ export function createRaceView(container, { send, getState }) {
         h("dt", {}, "nodes"),
         h("dd", {}, count(me.nodes)),
         h("dt", {}, "depth"),
-        h("dd", {}, String(me.algorithm === "alphabeta" ? me.depth : me.max_depth)),
+        h("dd", {}, String(caps.stepping === "depth" ? me.depth : me.max_depth)),
       ),
       h("p", { class: "race-pv" }, h("span", { class: "hint" }, "PV "), formatLine(me.pv_san.slice(0, 12), fen) || "–"),
       h(

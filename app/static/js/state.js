@@ -222,11 +222,48 @@ export function sortedRows(stats, sort) {
   return rows;
 }
 
+// What the views may assume of an algorithm whose description has not arrived yet.
+const DEFAULT_CAPABILITIES = {
+  mcts: true,
+  tree: true,
+  threads: true,
+  proofs: false,
+  stepping: "iteration",
+  value_kind: "q",
+  selection_rule: "ucb1",
+  formula: "",
+  exploit_label: "Q/N",
+  score_label: "UCT",
+  simulation: "playout",
+  backup_rule: "average",
+};
+
+/** What the server says an algorithm can do (GET /api/algorithms `capabilities`): the
+ * views branch on these, never on the algorithm's name. */
+export function capabilities(s, name) {
+  for (const list of [s.algorithms.chess, s.algorithms.knight]) {
+    const found = list && list.find((a) => a.name === name);
+    if (found) return { ...DEFAULT_CAPABILITIES, mcts: found.mcts, ...(found.capabilities || {}) };
+  }
+  return DEFAULT_CAPABILITIES;
+}
+
 /** Label of the "selection score" column for an algorithm. */
-export function scoreLabel(algorithm) {
-  if (algorithm === "bfms") return "eval+U";
-  if (algorithm === "alphabeta") return "score";
-  return "UCT";
+export function scoreLabel(s, algorithm) {
+  return capabilities(s, algorithm).score_label;
+}
+
+/** A proven root move as words ("mate in 3", "proven win"), or "" while it is only estimated.
+ * `proof` is for the side to move at the root: 1 win, -1 loss, 2 draw; `mate` is in plies. */
+export function proofText(move) {
+  if (!move || !move.proof) return "";
+  if (move.proof === 2) return "proven draw";
+  const won = move.proof > 0;
+  if (move.mate !== null && move.mate !== undefined) {
+    const moves = Math.ceil(move.mate / 2);
+    return won ? `mate in ${moves}` : `mated in ${moves}`;
+  }
+  return won ? "proven win" : "proven loss";
 }
 
 export function searchPhrase(s) {

@@ -39,12 +39,23 @@ function num(x, digits = 3) {
   return x === null || x === undefined ? "∞" : fixed(x, digits);
 }
 
+/** A step of a search that deepens (one more depth of alpha-beta) rather than walking a
+ * tree: no selection, expansion or back-propagation of its own to show. */
+export function isDeepening(step) {
+  return !!step && step.stepping === "depth";
+}
+
+/** A formula as the server writes it, with square roots as the sign. */
+function formulaText(formula) {
+  return (formula || "").replaceAll("sqrt", "√");
+}
+
 // ------------------------------------------------------------------ panels
 
 function selectionPanel(step, ctx) {
   const levels = step.selection || [];
-  if (step.simulation && step.simulation.kind === "alphabeta") {
-    return [h("p", {}, "alpha-beta has no selection phase: each step searches the whole tree one ply deeper (iterative deepening).")];
+  if (isDeepening(step)) {
+    return [h("p", {}, `${step.algorithm} has no selection phase: each step searches the whole tree one ply deeper (iterative deepening).`)];
   }
   if (!levels.length) {
     return [h("p", {}, "Nothing to choose: the root had no children yet, so this iteration goes straight to expansion.")];
@@ -83,19 +94,20 @@ function selectionPanel(step, ctx) {
 }
 
 function formulaTable(step, level, ctx) {
-  const bfms = level.rule === "bfms";
+  // "eval": each child ranks by its value (bfms); "q": by its mean reward W/N (UCB1)
+  const byEval = level.value_kind === "eval";
   const rows = (level.children || []).slice().sort((a, b) => {
     const sa = a.score === null ? Infinity : a.score;
     const sb = b.score === null ? Infinity : b.score;
     return sb - sa || b.visits - a.visits;
   });
   const shown = rows.slice(0, 8);
-  const head = bfms
-    ? ["Move", "N", "eval", "+ explore", "= score", ""]
+  const head = byEval
+    ? ["Move", "N", level.exploit_label || "eval", "+ explore", "= score", ""]
     : ["Move", "N", "W", "Q = W/N", "+ explore", "= UCB1", ""];
   const body = shown.map((c) => {
     const mark = c.winner ? "✔ best" : "";
-    const cells = bfms
+    const cells = byEval
       ? [c.san, count(c.visits), signed(c.value, 3), num(c.explore), num(c.score), mark]
       : [c.san, count(c.visits), fixed(c.value_sum, 2), c.visits ? fixed(c.q) : "–", c.visits ? num(c.explore) : "–", c.visits ? num(c.score) : "∞ (unvisited)", mark];
     return h(
@@ -108,7 +120,7 @@ function formulaTable(step, level, ctx) {
   return h(
     "div",
     { class: "formula-wrap" },
-    h("p", { class: "formula" }, bfms ? "score = eval + C·√(ln N_parent / N)   (N = 0: eval + FPU)" : "UCB1 = Q/N + c·√(2 ln N_parent / N)"),
+    h("p", { class: "formula" }, `${byEval ? "score" : "UCB1"} = ${formulaText(level.formula)}`),
     h(
       "table",
       { class: "formula-table" },
@@ -122,7 +134,7 @@ function formulaTable(step, level, ctx) {
 function workedExample(step, level, c, ctx) {
   const params = ctx.params || {};
   const np = level.visits;
-  if (level.rule === "bfms") {
+  if (level.value_kind === "eval") {
     const C = params.C ?? "C";
     if (!c.visits) {
       return `${c.san} wins: never visited, it scores eval + FPU = ${signed(c.value, 3)} + ${fixed(c.explore)} = ${fixed(c.score)}.`;
@@ -137,8 +149,8 @@ function workedExample(step, level, c, ctx) {
 function expansionPanel(step, ctx) {
   const exp = step.expansion || {};
   const nodes = exp.nodes || [];
-  if (step.simulation && step.simulation.kind === "alphabeta") {
-    return [h("p", {}, "alpha-beta keeps no tree between depths, so nothing is added; it only remembers the best line (the PV) to search first next time.")];
+  if (isDeepening(step)) {
+    return [h("p", {}, `${step.algorithm} keeps no tree between depths, so nothing is added; it only remembers the best line (the PV) to search first next time.`)];
   }
   if (!nodes.length) {
     const sim = step.simulation || {};
@@ -204,6 +216,7 @@ function simulationPanel(step, ctx) {
   const leafLine = leafSans.length ? formatLine(leafSans, step.fen) : "the root position";
   const rootTurn = turnOf(step.fen);
   const leafMover = sideName(ctx.game, leafSans.length % 2 === 1 ? rootTurn : opposite(rootTurn));
+  if (isDeepening(step)) return deepeningPanel(step, sim);
   switch (sim.kind) {
     case "playout": {
       const plies = sim.plies ?? (sim.moves || []).length;
@@ -250,7 +263,7 @@ function simulationPanel(step, ctx) {
       ];
     case "evaluation":
       return [
-        h("p", { class: "lede" }, `bfms plays no game out: the ${sim.evaluated} new children of ${leafLine} were each scored by the static evaluation (from the point of view of the side that moves into them).`),
+        h("p", { class: "lede" }, `${step.algorithm} plays no game out: the ${sim.evaluated} new children of ${leafLine} were each scored by the static evaluation (from the point of view of the side that moves into them).`),
         h("p", {}, sim.note || ""),
         h(
           "ol",
@@ -274,39 +287,42 @@ function simulationPanel(step, ctx) {
           h("dd", {}, h("strong", {}, fixed(sim.reward, 2))),
         ),
       ];
-    case "alphabeta":
-      return [
-        h("p", { class: "lede" }, `alpha-beta completed depth ${sim.depth} (from ${sim.depth_before}) and searched ${count(sim.nodes)} nodes.`),
-        h(
-          "table",
-          { class: "formula-table" },
-          h("thead", {}, h("tr", {}, ["Move", "score", "bound", "PV"].map((t) => h("th", {}, t)))),
-          h(
-            "tbody",
-            {},
-            (sim.moves || [])
-              .slice()
-              .sort((a, b) => b.score - a.score)
-              .slice(0, 8)
-              .map((m) => h("tr", {}, h("td", { class: "san" }, m.san), h("td", { class: "num" }, signed(m.score, 3)), h("td", {}, m.bound), h("td", { class: "pv" }, (m.pv_san || []).slice(0, 6).join(" ")))),
-          ),
-        ),
-      ];
     default:
       return [h("p", {}, "No simulation in this iteration.")];
   }
 }
 
+/** One more depth of iterative deepening: every root move's score, bound and line. */
+function deepeningPanel(step, sim) {
+  return [
+    h("p", { class: "lede" }, `${step.algorithm} completed depth ${sim.depth} (from ${sim.depth_before}) and searched ${count(sim.nodes)} nodes.`),
+    h(
+      "table",
+      { class: "formula-table" },
+      h("thead", {}, h("tr", {}, ["Move", "score", "bound", "PV"].map((t) => h("th", {}, t)))),
+      h(
+        "tbody",
+        {},
+        (sim.moves || [])
+          .slice()
+          .sort((a, b) => b.score - a.score)
+          .slice(0, 8)
+          .map((m) => h("tr", {}, h("td", { class: "san" }, m.san), h("td", { class: "num" }, signed(m.score, 3)), h("td", {}, m.bound), h("td", { class: "pv" }, (m.pv_san || []).slice(0, 6).join(" ")))),
+      ),
+    ),
+  ];
+}
+
 function backpropPanel(step, ctx) {
   const rows = step.backpropagation || [];
   if (!rows.length) {
-    return [h("p", {}, step.simulation && step.simulation.kind === "alphabeta" ? "alpha-beta backs scores up inside its recursive search; the table above shows the result at the root." : "Nothing to back up.")];
+    return [h("p", {}, isDeepening(step) ? `${step.algorithm} backs scores up inside its recursive search; the table above shows the result at the root.` : "Nothing to back up.")];
   }
   const { full } = levelLines(step);
   const line = (row) => (row.depth === 0 ? "root" : plyLabel(step.fen, row.depth - 1, full[row.depth - 1] || row.san));
   if (rows[0].rule === "negamax") {
     return [
-      h("p", { class: "lede" }, "bfms does not average. From the leaf up, each node's value is overwritten by the best child's value, negated: value = −max(children's values) (negamax; a position good for one side is bad for the other)."),
+      h("p", { class: "lede" }, `${step.algorithm} does not average. From the leaf up, each node's value is overwritten by the best child's value, negated: value = −max(children's values) (negamax; a position good for one side is bad for the other).`),
       h(
         "table",
         { class: "formula-table backprop" },
@@ -362,7 +378,7 @@ export function stepSummary(step) {
   const { full } = levelLines(step);
   const sim = step.simulation || {};
   const parts = [`#${(step.iteration ?? 0) + 1}`];
-  if (sim.kind === "alphabeta") parts.push(`depth ${sim.depth}`);
+  if (isDeepening(step)) parts.push(`depth ${sim.depth}`);
   else parts.push(full.length ? full.join(" ") : "root");
   const added = step.expansion && step.expansion.nodes ? step.expansion.nodes.length : 0;
   if (added) parts.push(`+${added}`);

@@ -6,6 +6,7 @@
 
 import { h, setText } from "./dom.js";
 import { count, fixed, percent, SERIES } from "./notation.js";
+import { capabilities } from "./state.js";
 
 const ROWS = 10;
 
@@ -31,13 +32,14 @@ export function createThreadsView(container, { useThreads } = {}) {
       const algo = s.game ? s.game.settings.algorithm : "";
       const maxThreads = s.limits ? s.limits.threads.max : 1;
       const player = !!(s.game && s.game.role === "player" && s.conn === "open");
-      const offer = useThreads && player && algo !== "alphabeta" && configured === 1 && maxThreads > 1;
+      const parallel = !algo || capabilities(s, algo).threads; // root parallelism applies
+      const offer = useThreads && player && parallel && configured === 1 && maxThreads > 1;
       empty.replaceChildren(
         h(
           "p",
           {},
-          algo === "alphabeta"
-            ? "alpha-beta runs on one thread here, so there is nothing to merge."
+          !parallel
+            ? `${algo} runs on one thread here, so there is nothing to merge.`
             : configured > 1
               ? `This game uses ${configured} threads: start or step a search to see each thread's table and the merge.`
               : "This game searches with one thread. Set Threads to 2 or more in the Engine card (and Apply) to watch the threads and the merge.",

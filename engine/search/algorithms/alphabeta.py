@@ -181,6 +181,7 @@ class AlphaBeta(Algorithm):
     score_label = "score"
     simulation = "alphabeta"
     backup_rule = "negamax"
+    race_partner = "bfms"  # the best-first search that claims to beat it
     params = (
         ParamSpec(
             "max_depth", "int", 64, "deepest iteration of iterative deepening",

@@ -120,6 +120,7 @@ class BFMS(Algorithm):
     selection_params = ("C", "fpu")
     simulation = "evaluation"
     backup_rule = "negamax"
+    race_partner = "uct"  # negamax against averages
 
     @staticmethod
     def q(child: ChildStats) -> float:

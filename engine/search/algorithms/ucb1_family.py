@@ -31,6 +31,7 @@ class UCB1Family(Algorithm):
     selection_params = ("c",)
     value_kind = "q"
     backup_rule = "average"
+    race_partner = "bfms"  # averages against negamax
 
     @classmethod
     def selection_terms(
