@@ -90,9 +90,3 @@ def rng_next(rng: np.ndarray) -> np.uint64:
 def rng_below(rng: np.ndarray, n: int) -> int:
     """Uniform integer in [0, n) for 0 < n < 2**32 (multiply-shift, no modulo bias worth noting)."""
     return np.int64(((rng_next(rng) >> U32) * np.uint64(n)) >> U32)
-
-
-@njit(cache=True, nogil=True)
-def rng_float(rng: np.ndarray) -> float:
-    """Uniform float in [0, 1)."""
-    return float(rng_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
