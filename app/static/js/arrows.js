@@ -22,7 +22,7 @@ const MIN_WIDTH = 2.5;
 const MAX_WIDTH = 22;
 
 /** Arrow width (chessground units: 1/64 of a square) for a visit share in [0, 1]. */
-export function widthForShare(share) {
+function widthForShare(share) {
   const s = Math.max(0, Math.min(1, share || 0));
   return Math.round((MIN_WIDTH + (MAX_WIDTH - MIN_WIDTH) * Math.sqrt(s)) * 2) / 2;
 }

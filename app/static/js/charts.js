@@ -67,7 +67,7 @@ function thin(history) {
 }
 
 /** The moves to draw: the most visited now. */
-export function topSeries(history, n = TOP) {
+function topSeries(history, n = TOP) {
   return [...history.moves.values()].sort((a, b) => b.visits - a.visits).slice(0, n);
 }
 

@@ -5,15 +5,15 @@
 
 import { h } from "./dom.js";
 
-export const EXPORT_SIZES = [100, 500, 2000, 5000];
+const EXPORT_SIZES = [100, 500, 2000, 5000];
 
-export function treeUrl(gameId, nodes, { download = true } = {}) {
+function treeUrl(gameId, nodes, { download = true } = {}) {
   const q = new URLSearchParams({ nodes: String(nodes) });
   if (download) q.set("download", "1");
   return `/api/games/${encodeURIComponent(gameId)}/tree?${q}`;
 }
 
-export function stepsUrl(gameId, { download = true } = {}) {
+function stepsUrl(gameId, { download = true } = {}) {
   return `/api/games/${encodeURIComponent(gameId)}/steps${download ? "?download=1" : ""}`;
 }
 

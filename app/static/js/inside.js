@@ -17,7 +17,7 @@ import { PHASE_TITLES, buildStep, highlight, isDeepening, overlay, stepNotes, st
 import { createThreadsView } from "./threads.js";
 import { LAYOUTS, createTreeView, decodeTree } from "./tree.js";
 
-export const TABS = [
+const TABS = [
   ["moves", "Moves", "The root moves, their visits and values"],
   ["tree", "Tree", "The most visited part of the search tree"],
   ["step", "Step", "One iteration at a time, in four phases"],
@@ -25,7 +25,7 @@ export const TABS = [
   ["threads", "Threads", "Root parallelism: each thread and the merge"],
   ["race", "Race", "Two algorithms on the same position"],
 ];
-export const TREE_SIZES = [50, 100, 200, 300, 500];
+const TREE_SIZES = [50, 100, 200, 300, 500];
 const TAB_KEY = "canopy:tab";
 const SIZE_KEY = "canopy:tree-nodes";
 const LAYOUT_KEY = "canopy:tree-layout";
@@ -33,7 +33,7 @@ const SPEEDS = { slow: 2400, normal: 1200, fast: 300 };
 const STEP_HISTORY = 30;
 const MINI_TREE_NODES = 40;
 
-export function createInsideState() {
+function createInsideState() {
   const stored = Number(localStorage.getItem(SIZE_KEY));
   return {
     tab: TABS.some(([k]) => k === localStorage.getItem(TAB_KEY)) ? localStorage.getItem(TAB_KEY) : "moves",

@@ -52,7 +52,7 @@ export function count(n) {
 // purple–grey–orange (ColorBrewer PuOr), readable by colour-blind viewers and
 // on a projector. Every node is drawn with an outline so the light middle
 // stays visible.
-export const Q_STOPS = [
+const Q_STOPS = [
   [0.0, [84, 39, 136]],
   [0.25, [153, 142, 195]],
   [0.5, [236, 236, 232]],

@@ -64,7 +64,7 @@ export function applyStats(s, frame) {
 
 // ------------------------------------------------------------------ derived
 
-export function defaultOrientation(game) {
+function defaultOrientation(game) {
   return game && game.human === "black" ? "black" : "white";
 }
 
@@ -279,7 +279,7 @@ export function searchPhrase(s) {
   return "idle";
 }
 
-export function ordinal(n) {
+function ordinal(n) {
   const s = ["th", "st", "nd", "rd"];
   const v = n % 100;
   return n + (s[(v - 20) % 10] || s[v] || s[0]);

@@ -11,7 +11,7 @@ import { h } from "./dom.js";
 import { count, fixed, formatLine, plyLabel, signed } from "./notation.js";
 import { opposite, sideName, turnOf } from "./state.js";
 
-export const PHASES = ["selection", "expansion", "simulation", "backpropagation"];
+const PHASES = ["selection", "expansion", "simulation", "backpropagation"];
 export const PHASE_TITLES = ["1 · Selection", "2 · Expansion", "3 · Simulation", "4 · Back-propagation"];
 
 /** The side choosing at a node of depth `depth` (the root's side to move at even depths). */
@@ -465,5 +465,3 @@ export function stepNotes(step, ctx) {
   }
   return notes;
 }
-
-export { chooserAt };

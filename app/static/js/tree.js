@@ -49,7 +49,7 @@ function centreOut(sorted) {
  * visits, most visited in the middle (`centred`, the tidy layouts: the principal
  * line runs straight down the middle) or first (radial).
  */
-export function buildHierarchy(nodes, { centred = false } = {}) {
+function buildHierarchy(nodes, { centred = false } = {}) {
   if (!nodes.length) return null;
   const byId = new Map();
   for (const n of nodes) byId.set(n.id, { data: n, children: [] });
