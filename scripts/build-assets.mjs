@@ -16,6 +16,8 @@ const entries = {
     'export { zoom, zoomIdentity, zoomTransform } from "d3-zoom";',
   ].join("\n"),
   uplot: 'export { default } from "uplot";',
+  // The Share dialog's QR code (uqr, MIT): a phone's camera opens the spectator link.
+  qr: 'export { encode } from "uqr";',
 };
 
 for (const [name, contents] of Object.entries(entries)) {

@@ -2,6 +2,10 @@
 // its type, default and range) and GET /api/settings (think time, iteration
 // and thread limits). The same builder serves the new-game dialog and the
 // in-game "Engine" card.
+//
+// A value out of range is named beside its field, in the server's words ("parameter 'c'
+// must be between 0 and 10; got 99"), not only in the browser's pop-up bubble, which a
+// phone shows briefly or not at all; a refusal from the server lands there too.
 
 import { h } from "./dom.js";
 
@@ -49,6 +53,16 @@ export function createEngineFields(container, { limits }) {
     required: true,
   });
   const seed = h("input", { type: "number", id: id("seed"), name: "seed", min: 0, step: 1, value: 0 });
+  const errors = new Map(); // input → its inline message
+  const errorFor = (input, extra = {}) => {
+    const el = h("span", { class: "field-error inline-error", role: "alert", hidden: true, ...extra });
+    errors.set(input, el);
+    input.addEventListener("input", () => {
+      if (input.checkValidity()) clearError(input);
+    });
+    input.addEventListener("change", () => validate(input));
+    return el;
+  };
 
   container.replaceChildren(
     h("label", { class: "field", for: id("algorithm") }, "Algorithm", algoSelect),
@@ -60,14 +74,16 @@ export function createEngineFields(container, { limits }) {
       h("legend", {}, "Budget per move"),
       h("label", { class: "inline" }, budgetTime, " think time (ms)"),
       movetime,
+      errorFor(movetime, { dataset: { span: "row" } }),
       h("label", { class: "inline" }, budgetIter, " iterations"),
       iterations,
+      errorFor(iterations, { dataset: { span: "row" } }),
     ),
     h(
       "div",
       { class: "pair" },
-      h("label", { class: "field", for: id("threads") }, "Threads", threads),
-      h("label", { class: "field", for: id("seed") }, "Seed", seed),
+      h("label", { class: "field", for: id("threads") }, "Threads", threads, errorFor(threads)),
+      h("label", { class: "field", for: id("seed") }, "Seed", seed, errorFor(seed)),
     ),
   );
 
@@ -95,6 +111,7 @@ export function createEngineFields(container, { limits }) {
     current = algorithms.find((a) => a.name === name) || null;
     algoSelect.value = name;
     algoDesc.textContent = current ? current.description : "";
+    for (const input of paramsBox.querySelectorAll("[data-param]")) errors.delete(input);
     paramsBox.replaceChildren(...(current ? current.params.map((p) => paramField(p, params[p.name])) : []));
     const maxThreads = Math.min(limits.threads.max, current?.threads?.max ?? limits.threads.max);
     threads.max = String(maxThreads);
@@ -130,7 +147,61 @@ export function createEngineFields(container, { limits }) {
       });
       input.value = String(v);
     }
-    return h("label", { class: "field", for: fid, title: p.description }, p.name, input, hint(p));
+    return h("label", { class: "field", for: fid, title: p.description }, p.name, input, errorFor(input), hint(p));
+  }
+
+  /** The name the server uses for an input ("parameter 'c'", "movetime_ms"). */
+  function fieldName(input) {
+    return input.dataset.param ? `parameter '${input.dataset.param}'` : input.name || input.id;
+  }
+
+  /** A message in the server's words for an input the browser finds invalid. */
+  function problem(input) {
+    const v = input.validity;
+    if (v.valueMissing || v.badInput) return `${fieldName(input)} needs a number`;
+    if (v.rangeUnderflow || v.rangeOverflow) {
+      const range = input.max !== "" ? `between ${input.min} and ${input.max}` : `at least ${input.min}`;
+      return `${fieldName(input)} must be ${range}; got ${input.value}`;
+    }
+    if (v.stepMismatch) return `${fieldName(input)} must be a whole number; got ${input.value}`;
+    return `${fieldName(input)}: ${input.validationMessage}`;
+  }
+
+  function showAt(input, message) {
+    const el = errors.get(input);
+    if (!el) return false;
+    el.textContent = message;
+    el.hidden = false;
+    input.setAttribute("aria-invalid", "true");
+    return true;
+  }
+
+  function clearError(input) {
+    const el = errors.get(input);
+    if (el) el.hidden = true;
+    input.removeAttribute("aria-invalid");
+  }
+
+  function validate(input) {
+    if (input.disabled || input.checkValidity()) {
+      clearError(input);
+      return true;
+    }
+    showAt(input, problem(input));
+    return false;
+  }
+
+  /** Show a refusal from the server beside the field it names; false when it names none. */
+  function showError(message) {
+    const text = String(message || "");
+    const named = text.match(/parameter '([^']+)'/) || text.match(/field '(?:params\.)?([^'.]+)'/) || text.match(/^(\w+) must/);
+    if (!named) return false;
+    const name = named[1];
+    const byName = { movetime_ms: movetime, iterations, threads, seed };
+    const input = byName[name] || paramsBox.querySelector(`[data-param="${CSS.escape(name)}"]`);
+    if (!input || !showAt(input, text)) return false;
+    input.focus();
+    return true;
   }
 
   function hint(p) {
@@ -142,13 +213,13 @@ export function createEngineFields(container, { limits }) {
 
   /** The settings as a request body; throws with a message naming a bad field. */
   function read() {
-    const inputs = container.querySelectorAll("input, select");
-    for (const input of inputs) {
-      if (!input.disabled && !input.checkValidity()) {
-        input.reportValidity();
-        const label = input.dataset.param || input.name || input.id;
-        throw new Error(`${label}: ${input.validationMessage}`);
-      }
+    let first = null;
+    for (const input of container.querySelectorAll("input, select")) {
+      if (!validate(input) && !first) first = input;
+    }
+    if (first) {
+      first.focus();
+      throw new Error(problem(first));
     }
     const params = {};
     for (const input of paramsBox.querySelectorAll("[data-param]")) {
@@ -170,6 +241,7 @@ export function createEngineFields(container, { limits }) {
   /** Show a game's current settings (the algorithm list must be set first). */
   function setValues(values) {
     if (!values) return;
+    for (const input of errors.keys()) clearError(input);
     if (algorithms.length) selectAlgorithm(values.algorithm, values.params || {});
     budgetTime.checked = values.budget !== "iterations";
     budgetIter.checked = values.budget === "iterations";
@@ -191,5 +263,5 @@ export function createEngineFields(container, { limits }) {
     }
   }
 
-  return { setAlgorithms, setValues, read, setDisabled };
+  return { setAlgorithms, setValues, read, setDisabled, showError };
 }

@@ -9,6 +9,7 @@ import { createEngineFields } from "./forms.js";
 import { createInside } from "./inside.js";
 import { createMoveList } from "./movelist.js";
 import { createPanel } from "./panel.js";
+import { copyText, createShare } from "./share.js";
 import { connectGame } from "./socket.js";
 import {
   applyState,
@@ -39,6 +40,7 @@ let settingsDirty = false;
 let settingsFields = null;
 let newFields = null;
 let positionsFetched = null;
+let warmup = null; // GET /api/warmup while the engine's kernels compile (null: ready)
 
 // ------------------------------------------------------------------ rendering
 
@@ -75,11 +77,12 @@ const panel = createPanel({
 });
 const moveList = createMoveList({ onNavigate: (ply) => navigateTo(ply) });
 const inside = createInside({ getState: () => s, send, scheduleRender });
+const share = createShare({ getGame: () => s.game });
 const controls = createControls({
-  toggleSearch,
-  step: () => send({ type: "search", action: "step" }),
-  go: () => send({ type: "go" }),
-  undo: () => send({ type: "undo" }),
+  toggleSearch: () => playerOnly("start or stop the search") && toggleSearch(),
+  step: () => playerOnly("step the search") && send({ type: "search", action: "step" }),
+  go: () => playerOnly("make the engine move") && send({ type: "go" }),
+  undo: () => playerOnly("take moves back") && send({ type: "undo" }),
   flip: () => {
     s.view.orientation = opposite(s.view.orientation);
     s.view.userFlipped = true;
@@ -96,6 +99,7 @@ const controls = createControls({
   toggleLarge,
   help: () => $("help-dialog").showModal(),
   escape: () => {
+    toggleMenu(false);
     s.view.hover = null;
     inside.escape();
     board.cancelPromotion();
@@ -155,11 +159,26 @@ function renderHeader() {
   }
 }
 
+/** Who plays whom, from the viewer's side: "you play White" for the player, both sides
+ * named for a spectator ("White: player · Black: Canopy (mcts · 1 s)"). */
 function humanLabel(game) {
   const name = (c) => sideName(game.game, c);
-  if (game.human === "none") return "engine vs engine";
-  if (game.human === "both") return "analysis (you move both sides)";
-  return `you play ${name(game.human)}`;
+  const engine = `Canopy (${engineLabel(game.settings)})`;
+  if (game.human === "none") return `engine vs engine: ${engine}`;
+  if (game.role === "player") {
+    if (game.human === "both") return "analysis (you move both sides)";
+    return `you play ${name(game.human)}`;
+  }
+  if (game.human === "both") return `analysis: a player moves both sides, ${engine} analyses`;
+  const side = (c) => `${name(c)}: ${isHuman(game, c) ? "player" : engine}`;
+  return `${side("white")} · ${side("black")}`;
+}
+
+/** Spectators' keys and buttons say plainly that the game is read-only for them. */
+function playerOnly(what) {
+  if (!s.game || isPlayer(s)) return true;
+  toast(`Read-only: you are watching this game, so you cannot ${what}. Only the browser that created it can.`, "info", 4000, "read-only");
+  return false;
 }
 
 function renderPlayers() {
@@ -191,7 +210,12 @@ function renderStatus() {
   let text = "";
   let kind = "info";
   let fraction = null;
-  if (!game) {
+  if (warmup && !(game && game.result)) {
+    const part = warmup.total ? `${warmup.done}/${warmup.total}, ${warmup.label}` : warmup.label;
+    text = `Warming up the engine… (${part}) — searches start when it is ready.`;
+    kind = "queued";
+    fraction = warmup.total ? warmup.done / warmup.total : 0;
+  } else if (!game) {
     text = s.gameId ? "Connecting to the game…" : "Create a game to start.";
   } else if (game.result) {
     text = resultText(game);
@@ -222,6 +246,7 @@ function renderStatus() {
     }
   }
   status.dataset.kind = kind;
+  status.dataset.warmup = warmup ? "1" : "";
   setText($("status-text"), text);
   progress.hidden = fraction === null;
   if (fraction !== null) $("progress-bar").style.setProperty("--fraction", String(fraction));
@@ -272,6 +297,10 @@ function onFrame(frame) {
 
 function onError(frame) {
   board.resync();
+  if (frame.request === "settings" && settingsFields?.showError(frame.message)) {
+    settingsDirty = true; // keep what the user typed beside the message until fixed
+    return;
+  }
   if (frame.request === "setup") {
     const err = $("fen-error");
     err.hidden = false;
@@ -288,11 +317,21 @@ function onFirstState() {
   if (settingsFields && s.algorithms[game.game]) settingsFields.setAlgorithms(s.algorithms[game.game], game.settings);
   const player = isPlayer(s);
   settingsFields?.setDisabled(!player);
+  for (const option of $("settings-human").options) setText(option, humanOption(game.game, option.value));
   $("settings-human").disabled = !player;
   $("settings-apply").disabled = !player;
   $("fen-input").disabled = !player;
   $("fen-apply").disabled = !player;
   $("pgn-download").href = `/api/games/${encodeURIComponent(game.id)}/pgn?download=1`;
+}
+
+/** "Play as" choices in the game's own names (knight chess: Black and Pink knights). */
+function humanOption(kind, value) {
+  const name = (c) => sideName(kind, c);
+  if (value === "white") return `${name("white")} (engine plays ${name("black")})`;
+  if (value === "black") return `${name("black")} (engine plays ${name("white")})`;
+  if (value === "none") return "Watch engine vs engine";
+  return "Both sides (engine analyses)";
 }
 
 function fillSettings() {
@@ -392,10 +431,8 @@ async function createGame(event) {
   let engine;
   try {
     engine = newFields.read();
-  } catch (e) {
-    err.hidden = false;
-    setText(err, e.message);
-    return;
+  } catch {
+    return; // read() shows the message beside the field
   }
   const fen = $("new-fen").value.trim();
   const request = {
@@ -413,8 +450,11 @@ async function createGame(event) {
     });
     const data = await res.json();
     if (!res.ok) {
-      err.hidden = false;
-      setText(err, data.message || `the server refused (${res.status})`);
+      const message = data.message || `the server refused (${res.status})`;
+      if (!newFields.showError(message)) {
+        err.hidden = false;
+        setText(err, message);
+      }
       return;
     }
     localStorage.setItem(TOKEN_KEY(data.id), data.token);
@@ -432,9 +472,8 @@ function applySettings(event) {
   let engine;
   try {
     engine = settingsFields.read();
-  } catch (e) {
-    toast(e.message, "error");
-    return;
+  } catch {
+    return; // read() shows the message beside the field
   }
   if (send({ type: "settings", ...engine, human: $("settings-human").value })) settingsDirty = false;
 }
@@ -445,13 +484,25 @@ function setupFen(event) {
   send({ type: "setup", fen: fen || null });
 }
 
-async function copyText(text, what) {
+/** Until the engine is warm, say so with its progress (polled; a cold start compiles for
+ * tens of seconds, and a first search meanwhile would sit with every figure blank). */
+async function watchWarmup() {
   try {
-    await navigator.clipboard.writeText(text);
-    toast(`${what} copied to the clipboard.`, "info", 2500);
+    const res = await fetch("/api/warmup");
+    const info = res.ok ? await res.json() : { ready: true };
+    warmup = info.ready ? null : info;
   } catch {
-    toast(`Could not copy the ${what.toLowerCase()}: the browser refused.`, "error");
+    warmup = null; // the connection status tells about a server that is gone
   }
+  body.dataset.warm = warmup ? "0" : "1";
+  scheduleRender();
+  if (warmup) setTimeout(watchWarmup, 1000);
+}
+
+function toggleMenu(force) {
+  const open = typeof force === "boolean" ? force : $("btn-menu").getAttribute("aria-expanded") !== "true";
+  $("btn-menu").setAttribute("aria-expanded", String(open));
+  document.querySelector(".topbar").classList.toggle("menu-open", open);
 }
 
 // ------------------------------------------------------------------ boot
@@ -491,9 +542,15 @@ async function boot() {
   $("btn-new").addEventListener("click", openNewGame);
   $("btn-help").addEventListener("click", () => $("help-dialog").showModal());
   $("btn-large").addEventListener("click", () => toggleLarge());
-  $("btn-share").addEventListener("click", () => {
-    if (!s.game) return toast("Create a game first.", "error");
-    copyText(`${location.origin}/games/${s.game.id}`, "Spectator link");
+  $("btn-share").addEventListener("click", () => share.open());
+  // Phones: the top bar's actions fold into a menu; choosing one (or tapping elsewhere) closes it.
+  $("btn-menu").addEventListener("click", (event) => {
+    event.stopPropagation();
+    toggleMenu();
+  });
+  $("top-actions").addEventListener("click", () => toggleMenu(false));
+  document.addEventListener("click", (event) => {
+    if (!event.target.closest?.(".top-actions")) toggleMenu(false);
   });
   $("new-cancel").addEventListener("click", () => $("new-dialog").close());
   $("new-form").addEventListener("submit", createGame);
@@ -509,9 +566,11 @@ async function boot() {
   $("pgn-copy").addEventListener("click", async () => {
     if (!s.game) return;
     const res = await fetch(`/api/games/${encodeURIComponent(s.game.id)}/pgn`);
+    if (!res.ok) return toast(`Could not fetch the PGN (${res.status}).`, "error");
     copyText(await res.text(), "PGN");
   });
   window.addEventListener("resize", () => board.redrawAll());
+  watchWarmup();
 
   try {
     const [limits, chess, knight] = await Promise.all([
