@@ -1,0 +1,1 @@
+"""Fitting the evaluation: self-play data (:mod:`.selfplay`) and Texel's method (:mod:`.texel`)."""

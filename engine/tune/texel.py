@@ -1,0 +1,285 @@
+"""Texel's method: fit the evaluation's weights to the results of self-play games.
+
+The evaluation is linear in its weights (:mod:`engine.search.eval_features`), so a
+position's predicted score for White is ``sigmoid(K · X w)`` with
+
+    X = [f · phase / 24, f · (24 − phase) / 24]      (middlegame | endgame columns)
+    sigmoid(cp) = 1 / (1 + 10 ** (−cp / 400))
+
+and the fit minimises the mean squared error between that prediction and the game's
+result (1, ½, 0 for White), as Peter Österlund described for Texel (2014). ``K``
+scales centipawns to expected score and is fitted first, with the starting weights,
+then held fixed (otherwise ``K`` and the weights' overall scale trade off against each
+other). The weights are then fitted by Levenberg-Marquardt (Gauss-Newton with a
+damping that grows when a step fails), with a weak ridge prior pulling each weight
+towards its hand-set value in proportion to its feature's spread, so a feature the
+games rarely show keeps a sane weight instead of a wild one. Every step is plain
+numpy on full batches, so the same data give the same weights.
+
+Only quiet positions are used (not in check, the move played neither captured nor
+promoted, the move before it did not capture): a static evaluation cannot see a
+capture that is about to happen, and Texel's method assumes it does not have to.
+Every tenth game is held out to report the error on games the fit did not see.
+
+The whole pipeline, from nothing to ``engine/data/eval/weights.npz``, is
+``scripts/fit_evaluation.sh`` (self-play with the hand-set weights, then this fit)::
+
+    python -m engine.tune.texel --chess chess.tsv.gz --knight knight.tsv.gz \\
+        --out engine/data/eval/weights.npz
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import math
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from engine.core.convert import state_from_fen
+from engine.core.state import STATE_SIZE
+from engine.search.eval_features import (
+    CHESS_FEATURES,
+    KNIGHT_FEATURES,
+    MAX_PHASE,
+    N_CHESS,
+    N_KNIGHT,
+    chess_features,
+    knight_features,
+)
+from engine.search.eval_weights import DEFAULT_PATH, EvalWeights, hand_weights, save_weights
+from engine.tune.selfplay import read_positions
+
+LN10 = math.log(10.0)
+HOLDOUT_EVERY = 10  # games whose index is a multiple of this are held out
+
+
+@njit(cache=True, nogil=True)
+def _feature_rows(states: np.ndarray, chess: bool, out: np.ndarray, phase: np.ndarray) -> None:
+    for i in range(states.shape[0]):
+        if chess:
+            phase[i] = chess_features(states[i], out[i])
+        else:
+            phase[i] = knight_features(states[i], out[i])
+
+
+def feature_matrix(fens: list[str], game: str) -> tuple[np.ndarray, np.ndarray]:
+    """Each position's feature vector (White minus Black) and phase."""
+    states = np.zeros((len(fens), STATE_SIZE), dtype=np.uint64)
+    for i, fen in enumerate(fens):
+        states[i] = state_from_fen(fen, game)
+    width = N_CHESS if game == "chess" else N_KNIGHT
+    features = np.zeros((len(fens), width))
+    phase = np.zeros(len(fens))
+    _feature_rows(states, game == "chess", features, phase)
+    return features, phase
+
+
+def design_matrix(features: np.ndarray, phase: np.ndarray) -> np.ndarray:
+    """``[f·phase/24 | f·(24−phase)/24]``: the evaluation is ``design @ [w_mg, w_eg]``."""
+    mg = (phase / MAX_PHASE)[:, None]
+    return np.hstack([features * mg, features * (1.0 - mg)])
+
+
+def predict(x: np.ndarray, w: np.ndarray, k: float) -> np.ndarray:
+    """Expected score for White: ``1 / (1 + 10^(−K·cp/400))``."""
+    return 1.0 / (1.0 + np.exp(-LN10 * k * (x @ w) / 400.0))
+
+
+def mse(x: np.ndarray, results: np.ndarray, w: np.ndarray, k: float) -> float:
+    return float(np.mean((predict(x, w, k) - results) ** 2))
+
+
+def fit_k(x: np.ndarray, results: np.ndarray, w: np.ndarray) -> float:
+    """The ``K`` minimising the error for fixed weights (golden-section search on log K)."""
+    lo, hi = math.log(0.05), math.log(5.0)
+    grid = np.linspace(lo, hi, 41)
+    errors = [mse(x, results, w, math.exp(g)) for g in grid]
+    best = int(np.argmin(errors))
+    a, b = grid[max(0, best - 1)], grid[min(len(grid) - 1, best + 1)]
+    ratio = (math.sqrt(5.0) - 1.0) / 2.0
+    for _ in range(60):
+        c, d = b - ratio * (b - a), a + ratio * (b - a)
+        if mse(x, results, w, math.exp(c)) < mse(x, results, w, math.exp(d)):
+            b = d
+        else:
+            a = c
+    return math.exp((a + b) / 2.0)
+
+
+@dataclass(frozen=True)
+class Fit:
+    weights: np.ndarray
+    k: float
+    iterations: int
+    loss: float  # training error plus the prior's penalty
+
+
+def fit_weights(
+    x: np.ndarray,
+    results: np.ndarray,
+    k: float,
+    start: np.ndarray,
+    prior: float = 0.01,
+    max_iterations: int = 200,
+    tolerance: float = 1e-12,
+) -> Fit:
+    """Minimise ``mean((sigmoid(K·x w) − results)²) + ridge`` by Levenberg-Marquardt.
+
+    The ridge term pulls each weight towards ``start`` with strength ``prior`` times the
+    curvature one average position gives along that feature's spread, so ``prior`` is
+    roughly "how many positions' worth of belief the starting weights carry, per
+    position" and does not depend on the features' units.
+    """
+    n = x.shape[0]
+    scale = LN10 * k / 400.0
+    spread = np.maximum(x.var(axis=0), 1e-9) * (0.25 * scale) ** 2
+    ridge = prior * spread
+
+    def loss_of(w: np.ndarray) -> float:
+        return float(np.mean((predict(x, w, k) - results) ** 2) + np.sum(ridge * (w - start) ** 2))
+
+    w = start.astype(np.float64).copy()
+    loss = loss_of(w)
+    damping = 1e-3
+    iterations = 0
+    while iterations < max_iterations:
+        iterations += 1
+        p = predict(x, w, k)
+        slope = p * (1.0 - p) * scale
+        jac = x * slope[:, None]
+        hess = jac.T @ jac / n + np.diag(ridge)
+        grad = jac.T @ (p - results) / n + ridge * (w - start)
+        improved = False
+        while damping < 1e12:
+            step = np.linalg.solve(hess + damping * np.diag(np.diag(hess) + 1e-12), -grad)
+            trial = w + step
+            trial_loss = loss_of(trial)
+            if trial_loss < loss:
+                improved = True
+                break
+            damping *= 10.0
+        if not improved:
+            break
+        done = loss - trial_loss < tolerance * max(loss, 1e-12)
+        w, loss = trial, trial_loss
+        damping = max(damping / 10.0, 1e-9)
+        if done:
+            break
+    return Fit(w, k, iterations, loss)
+
+
+def game_ids(plies: np.ndarray) -> np.ndarray:
+    """Which game each row came from (a game's rows start at ply 0)."""
+    return np.cumsum(plies == 0) - 1
+
+
+@dataclass(frozen=True)
+class GameFit:
+    game: str
+    w_mg: np.ndarray
+    w_eg: np.ndarray
+    k: float
+    positions: int
+    train_before: float
+    train_after: float
+    holdout_before: float
+    holdout_after: float
+    digest: str
+
+
+def fit_game(path: Path, game: str, prior: float) -> GameFit:
+    """Fit one game's weights to the quiet positions of a self-play file."""
+    fens, results, flags, plies = read_positions(path)
+    games = game_ids(plies)
+    quiet = np.array([f == "" for f in flags])
+    features, phase = feature_matrix([f for f, q in zip(fens, quiet, strict=True) if q], game)
+    x = design_matrix(features, phase)
+    r = results[quiet]
+    held = games[quiet] % HOLDOUT_EVERY == 0
+    hand = hand_weights()
+    mg, eg = hand.for_game(game)
+    start = np.concatenate([mg, eg])
+    k = fit_k(x[~held], r[~held], start)
+    fit = fit_weights(x[~held], r[~held], k, start, prior=prior)
+    width = len(mg)
+    return GameFit(
+        game=game,
+        w_mg=fit.weights[:width],
+        w_eg=fit.weights[width:],
+        k=k,
+        positions=int(quiet.sum()),
+        train_before=mse(x[~held], r[~held], start, k),
+        train_after=mse(x[~held], r[~held], fit.weights, k),
+        holdout_before=mse(x[held], r[held], start, k),
+        holdout_after=mse(x[held], r[held], fit.weights, k),
+        digest=hashlib.sha256(path.read_bytes()).hexdigest()[:16],
+    )
+
+
+def describe(fit: GameFit) -> str:
+    names = CHESS_FEATURES if fit.game == "chess" else KNIGHT_FEATURES
+    lines = [
+        f"{fit.game}: {fit.positions} quiet positions, K = {fit.k:.4f}; mean squared error "
+        f"train {fit.train_before:.5f} -> {fit.train_after:.5f}, "
+        f"held-out games {fit.holdout_before:.5f} -> {fit.holdout_after:.5f}",
+        f"  {'feature':<22} {'mg':>9} {'eg':>9}",
+    ]
+    for name, mg, eg in zip(names, fit.w_mg, fit.w_eg, strict=True):
+        lines.append(f"  {name:<22} {mg:9.2f} {eg:9.2f}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m engine.tune.texel",
+        description="fit the evaluation's weights to self-play results (Texel's method)",
+    )
+    parser.add_argument("--chess", type=Path, help="self-play file for chess")
+    parser.add_argument("--knight", type=Path, help="self-play file for knight chess")
+    parser.add_argument("--prior", type=float, default=0.01, help="pull towards the hand weights")
+    parser.add_argument("--out", type=Path, default=DEFAULT_PATH)
+    parser.add_argument(
+        "--hand", action="store_true", help="write the hand-set weights (no fit) and stop"
+    )
+    args = parser.parse_args(argv)
+    hand = hand_weights()
+    if args.hand:
+        save_weights(args.out, hand)
+        print(f"hand-set weights -> {args.out}")
+        return 0
+    if args.chess is None and args.knight is None:
+        parser.error("give --chess and/or --knight self-play files (or --hand)")
+    if args.prior < 0:
+        parser.error(f"--prior must be >= 0, got {args.prior}")
+    weights = {"chess": (hand.chess_mg, hand.chess_eg), "knight": (hand.knight_mg, hand.knight_eg)}
+    notes = []
+    for game, path in (("chess", args.chess), ("knight", args.knight)):
+        if path is None:
+            notes.append(f"{game}: hand-set")
+            continue
+        fit = fit_game(path, game, args.prior)
+        print(describe(fit))
+        weights[game] = (fit.w_mg, fit.w_eg)
+        notes.append(
+            f"{game}: fitted on {path.name} (sha256 {fit.digest}), {fit.positions} positions, "
+            f"K {fit.k:.4f}, held-out MSE {fit.holdout_before:.5f} -> {fit.holdout_after:.5f}"
+        )
+    source = (
+        "python -m engine.tune.texel "
+        + " ".join(f"--{g} {p.name}" for g, p in (("chess", args.chess), ("knight", args.knight))
+                   if p is not None)
+        + f" --prior {args.prior:g}; "
+        + "; ".join(notes)
+    )  # fmt: skip
+    save_weights(args.out, EvalWeights(*weights["chess"], *weights["knight"], source=source))
+    print(f"weights -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

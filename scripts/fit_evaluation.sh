@@ -1,0 +1,23 @@
+#!/bin/sh
+# Regenerate engine/data/eval/weights.npz from nothing, as docs/algorithms.md (Evaluation)
+# describes: reset to the hand-set weights, play self-play games with them, fit by Texel's
+# method. The same SEED (and game counts) gives the same weights file.
+#
+#   scripts/fit_evaluation.sh                 # the shipped weights
+#   SEED=2 CHESS_GAMES=200 scripts/fit_evaluation.sh
+set -eu
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-.venv/bin/python}
+SEED=${SEED:-1}
+CHESS_GAMES=${CHESS_GAMES:-1500}
+KNIGHT_GAMES=${KNIGHT_GAMES:-1000}
+NODES=${NODES:-2000}
+JOBS=${JOBS:-2}  # processes; the output does not depend on it
+DATA=${DATA:-data/tune}
+
+"$PY" -m engine.tune.texel --hand
+"$PY" -m engine.tune.selfplay --game chess --games "$CHESS_GAMES" --seed "$SEED" \
+    --nodes "$NODES" --jobs "$JOBS" --out "$DATA/chess-$SEED.tsv.gz"
+"$PY" -m engine.tune.selfplay --game knight --games "$KNIGHT_GAMES" --seed "$SEED" \
+    --nodes "$NODES" --jobs "$JOBS" --out "$DATA/knight-$SEED.tsv.gz"
+"$PY" -m engine.tune.texel --chess "$DATA/chess-$SEED.tsv.gz" --knight "$DATA/knight-$SEED.tsv.gz"
