@@ -36,9 +36,9 @@ test: setup sysdeps
 	$(BIN)/ruff check .
 	$(BIN)/pytest
 
-## test-all: also the slow checks (deep perft, long matches)
+## test-all: also the slow checks (deep perft, long matches) and the strict timing goals
 test-all: setup sysdeps
-	$(BIN)/pytest -m ''
+	$(BIN)/pytest -m '' --timing
 
 lint: setup
 	$(BIN)/ruff check .

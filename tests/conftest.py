@@ -1,8 +1,12 @@
-"""Shared test fixtures: where ../shared lives, and skipping cleanly when it does not."""
+"""Shared test fixtures: where ../shared lives (skipping cleanly when it does not), a data
+directory of the run's own so no test touches a user's games, and the ``timing`` marker."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -29,3 +33,100 @@ def read_epd(relative: str) -> list[tuple[str, dict[int, int]]]:
         counts = {int(f.split()[0][1:]): int(f.split()[1]) for f in fields if f.strip()}
         rows.append((fen.strip(), counts))
     return rows
+
+
+# ---------------------------------------------------------------- a user's data stays theirs
+
+#: The data directory a user's ``make run`` fills (``CANOPY_DATA_DIR``'s default).
+USER_DATA = REPO / "data"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--timing",
+        action="store_true",
+        help="also run the strict wall-clock goals (marker 'timing'; see tests/timing.py)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Point every setting that names a store at a directory of this run's own.
+
+    Set before any test module is imported, so code that builds ``Settings()``
+    without arguments (the benchmarks, the CLI, a server in a subprocess, which
+    inherits the environment) stores its games there, never in ``./data``
+    or a user's ``CANOPY_DATABASE_URL``. Each test that needs a store of its
+    own still passes one (``tmp_path``).
+    """
+    root = Path(tempfile.mkdtemp(prefix="canopy-tests-"))
+    config.stash[_RUN_DATA] = root
+    config.stash[_USER_DATA_BEFORE] = _listing(USER_DATA)
+    os.environ["CANOPY_DATA_DIR"] = str(root / "data")
+    os.environ.pop("CANOPY_DATABASE_URL", None)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Strict timing goals run only on request (``--timing``, as ``make test-all`` does)."""
+    if config.getoption("--timing"):
+        return
+    keep, skip = [], []
+    for item in items:
+        (skip if item.get_closest_marker("timing") else keep).append(item)
+    if skip:
+        config.hook.pytest_deselected(items=skip)
+        items[:] = keep
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run if ``./data`` changed while it ran (and nothing else had it open)."""
+    config = session.config
+    before = config.stash.get(_USER_DATA_BEFORE, None)
+    if before is None:
+        return
+    shutil.rmtree(config.stash[_RUN_DATA], ignore_errors=True)
+    after = _listing(USER_DATA)
+    if after == before or _held_by_another_process(USER_DATA):
+        return
+    changed = sorted(set(before.items()) ^ set(after.items()))
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line(f"the test run changed {USER_DATA}: {changed[:5]}", red=True)
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+_RUN_DATA = pytest.StashKey[Path]()
+_USER_DATA_BEFORE = pytest.StashKey[dict[str, tuple[int, int]]]()
+
+
+def _listing(root: Path) -> dict[str, tuple[int, int]]:
+    """Every file under ``root`` with its size and modification time (ns)."""
+    if not root.is_dir():
+        return {}
+    out = {}
+    for path in root.rglob("*"):
+        with contextlib.suppress(OSError):  # removed while we looked
+            if path.is_file():
+                st = path.stat()
+                out[str(path.relative_to(root))] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+def _held_by_another_process(root: Path) -> bool:
+    """Whether a process other than this one has a file under ``root`` open (Linux).
+
+    A server the user runs beside the tests (``make run``) writes to ``./data``
+    as it should; that is not the suite's doing. Elsewhere (no /proc) assume so.
+    """
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return True
+    prefix = str(root.resolve()) + os.sep
+    for fd_dir in proc.glob("[0-9]*/fd"):
+        if fd_dir.parent.name == str(os.getpid()):
+            continue
+        with contextlib.suppress(OSError):
+            for fd in fd_dir.iterdir():
+                with contextlib.suppress(OSError):
+                    if os.readlink(fd).startswith(prefix):
+                        return True
+    return False

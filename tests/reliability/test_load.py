@@ -40,4 +40,6 @@ def test_a_thousand_connect_disconnect_cycles_during_searches_leak_nothing() -> 
     assert report.failures == 0
     assert report.searches_running == {"start": 2, "end": 2}  # searching all along
     assert report.threads["end"] <= report.threads["start"] + 1, report.threads
-    assert report.rss_mb["end"] - report.rss_mb["start"] < 24, report.rss_mb
+    # A leak of a socket's worth (its outbox, its game's watcher entry) per cycle would
+    # show as hundreds of MB; allocator noise on a busy machine stays well under this.
+    assert report.rss_mb["end"] - report.rss_mb["start"] < 48, report.rss_mb
