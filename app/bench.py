@@ -25,11 +25,13 @@ import json
 import random
 import socket
 import statistics
+import tempfile
 import threading
 import time
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import uvicorn
@@ -97,9 +99,19 @@ def _free_port() -> int:
 
 
 class _Server:
-    """The real app under uvicorn in a background thread of this process."""
+    """The real app under uvicorn in a background thread of this process.
+
+    Its games go to a temporary store, removed afterwards, whatever ``settings`` or
+    the environment say: a benchmark's throwaway games must never show up in
+    the /games list of the user's own server (``./data``, ``CANOPY_DATABASE_URL``).
+    """
 
     def __init__(self, settings: Settings) -> None:
+        self._data = tempfile.TemporaryDirectory(prefix="canopy-bench-")
+        settings = settings.model_copy(
+            update={"data_dir": Path(self._data.name), "database_url": None}
+        )
+        self.settings = settings
         self.app = create_app(settings)
         self.port = _free_port()
         config = uvicorn.Config(
@@ -124,6 +136,7 @@ class _Server:
     def __exit__(self, *exc: object) -> None:
         self.server.should_exit = True
         self.thread.join(15)
+        self._data.cleanup()
 
     @property
     def base(self) -> str:

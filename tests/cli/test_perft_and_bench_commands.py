@@ -18,7 +18,9 @@ def _json_tail(text: str) -> dict:
 def test_perft_json_reports_nodes_seconds_and_nps(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["perft", "startpos", "3", "--json"]) == 0
     out = _json_tail(capsys.readouterr().out)
-    assert out["nodes"] == 8902 and out["seconds"] >= 0 and out["nps"] >= 0
+    assert out["nodes"] == 8902 and out["seconds"] >= 0
+    if out["seconds"] > 0:  # nps is the count over the time, not a separate figure
+        assert out["nps"] == pytest.approx(out["nodes"] / out["seconds"], rel=0.01)
 
 
 def test_perft_knight_game_and_divide(capsys: pytest.CaptureFixture[str]) -> None:
@@ -67,8 +69,10 @@ def test_bench_quick_reports_each_result_beside_python_chess(
     assert main(["bench", "--quick", "--only", "perft", "knight-playouts", "--json"]) == 0
     results = _json_tail(capsys.readouterr().out)["results"]
     assert [r["name"].split()[0] for r in results] == ["chess", "knight"]
+    assert [r["unit"] for r in results] == ["nodes/s", "playouts/s"]
     for r in results:
-        assert r["value"] > 0 and r["baseline"] > 0
+        assert {"name", "value", "unit", "baseline", "ratio"} <= set(r)  # the contract's keys
+        assert r["value"] > 0 and r["baseline"] > 0 and r["baseline_label"] == "python-chess"
         assert r["ratio"] == pytest.approx(r["value"] / r["baseline"])
 
 
