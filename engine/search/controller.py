@@ -120,6 +120,10 @@ class SearchController:
         self._stop = np.zeros(1, dtype=np.uint8)
         self._runner: threading.Thread | None = None
         self._latest: SearchInfo | None = None
+        # Snapshots the publishing thread has set as ``_latest`` (guarded by _latest_lock):
+        # a snapshot built on demand never replaces one published while it was built.
+        self._published = 0
+        self._latest_lock = threading.Lock()
         self._iterations = 0
         self._elapsed = 0.0
         self._stop_reason: str | None = None
@@ -266,7 +270,14 @@ class SearchController:
         latest = self._latest
         if latest is None or (rebuild and not self.running):
             with self._lock:
-                latest = self._latest = self._snapshot(running=self.running)
+                seen = self._published
+                built = self._snapshot(running=self.running)
+                with self._latest_lock:
+                    # A search may have ended (and published its final snapshot) while
+                    # this one was built from the counters of its start: keep the newer.
+                    if self._published == seen:
+                        self._latest = built
+                    latest = self._latest
         return latest
 
     def close(self) -> None:
@@ -467,7 +478,9 @@ class SearchController:
 
     def _publish(self, running: bool) -> None:
         info = self._snapshot(running=running)
-        self._latest = info
+        with self._latest_lock:
+            self._latest = info
+            self._published += 1
         callback = self.on_info
         if callback is not None:
             callback(info)
