@@ -23,20 +23,14 @@ import argparse
 import asyncio
 import json
 import random
-import socket
 import statistics
-import tempfile
-import threading
 import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
-import uvicorn
-
-from app.main import create_app
+from app.bench_server import BenchServer, headless_nps
+from app.bench_tree import register as register_tree
 from app.settings import Settings
 from engine.bench import BenchResult
 
@@ -92,79 +86,8 @@ def _percentiles(values: list[float]) -> dict[str, float]:
     }
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class _Server:
-    """The real app under uvicorn in a background thread of this process.
-
-    Its games go to a temporary store, removed afterwards, whatever ``settings`` or
-    the environment say: a benchmark's throwaway games must never show up in
-    the /games list of the user's own server (``./data``, ``CANOPY_DATABASE_URL``).
-    """
-
-    def __init__(self, settings: Settings) -> None:
-        self._data = tempfile.TemporaryDirectory(prefix="canopy-bench-")
-        settings = settings.model_copy(
-            update={"data_dir": Path(self._data.name), "database_url": None}
-        )
-        self.settings = settings
-        self.app = create_app(settings)
-        self.port = _free_port()
-        config = uvicorn.Config(
-            self.app,
-            host="127.0.0.1",
-            port=self.port,
-            log_level="warning",
-            ws_max_size=settings.ws_max_frame,
-        )
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, name="bench-server", daemon=True)
-
-    def __enter__(self) -> _Server:
-        self.thread.start()
-        deadline = time.monotonic() + 30
-        while not self.server.started:
-            if time.monotonic() > deadline:
-                raise RuntimeError("the benchmark server did not start")
-            time.sleep(0.02)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(15)
-        self._data.cleanup()
-
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def create(self, **body: Any) -> dict[str, Any]:
-        req = urllib.request.Request(
-            self.base + "/api/games",
-            data=json.dumps(body).encode(),
-            headers={"Content-Type": "application/json"},
-        )
-        with urllib.request.urlopen(req) as r:
-            return dict(json.load(r))
-
-
-def _headless(game: str, algorithm: str, seconds: float, seed: int) -> float:
-    from engine.search.controller import SearchController
-
-    ctl = SearchController(game, algorithm=algorithm, seed=seed)
-    try:
-        info = ctl.search(movetime_ms=seconds * 1000)
-    finally:
-        ctl.close()
-    return info.iterations / (info.elapsed_ms / 1000.0)
-
-
 async def _watch_search(
-    server: _Server, report: StreamingReport, created: dict[float, int], seed: int
+    server: BenchServer, report: StreamingReport, created: dict[float, int], seed: int
 ) -> float:
     """Analyse the start position for ``seconds`` while receiving every frame; return nps."""
     from websockets.asyncio.client import connect
@@ -199,7 +122,7 @@ async def _watch_search(
     return float(final["iterations"]) / (float(final["elapsed_ms"]) / 1000.0)
 
 
-async def _move_latency(server: _Server, report: StreamingReport, plies: int) -> None:
+async def _move_latency(server: BenchServer, report: StreamingReport, plies: int) -> None:
     """Play ``plies`` random moves (both sides human) and time each move → state frame."""
     from websockets.asyncio.client import connect
 
@@ -239,8 +162,8 @@ def measure(
         analysis_ms=max(1, int(seconds * 1000)),
         max_searches=2,
     )
-    _headless(game, algorithm, 0.2, seed)  # compile the kernels before timing anything
-    with _Server(settings) as server:
+    headless_nps(game, algorithm, 0.2, seed)  # compile the kernels before timing anything
+    with BenchServer(settings) as server:
         created: dict[float, int] = {}
         service = server.app.state.service
 
@@ -249,7 +172,7 @@ def measure(
 
         service.on_snapshot = on_snapshot
         for _ in range(rounds):
-            report.headless_nps.append(_headless(game, algorithm, seconds, seed))
+            report.headless_nps.append(headless_nps(game, algorithm, seconds, seed))
             created.clear()
             report.streaming_nps.append(asyncio.run(_watch_search(server, report, created, seed)))
         asyncio.run(_move_latency(server, report, plies))
@@ -304,8 +227,6 @@ def register() -> None:
 
     bench.register("streaming", bench_streaming_throughput)
     bench.register("streaming-latency", bench_streaming_latency)
-    from app.bench_tree import register as register_tree
-
     register_tree()  # the tree view: frame size and build time, search speed while drawn
 
 

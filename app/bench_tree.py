@@ -34,10 +34,10 @@ from typing import Any
 
 import chess
 
-from app.bench import _headless, _Server
-from app.inside import FULL_RATE_NODES
+from app.bench_server import BenchServer, headless_nps
 from app.settings import Settings
 from app.streaming import Snapshot
+from app.subscriptions import FULL_RATE_NODES
 from engine.bench import BenchResult
 
 TREE_NODES = 500
@@ -63,7 +63,7 @@ class FrameReport:
 
     @property
     def snapshots_per_second(self) -> float:
-        """How often the app snapshots a tree this big at the default 10 Hz (app.inside)."""
+        """How often the app snapshots a tree this big at the default 10 Hz (app.subscriptions)."""
         return 10.0 / max(1.0, self.nodes / FULL_RATE_NODES)
 
     @property
@@ -168,7 +168,9 @@ class ViewReport:
         return statistics.median(values) / statistics.median(self.headless_nps)
 
 
-async def _watch_tree(server: _Server, report: ViewReport, seed: int, tree: bool = True) -> float:
+async def _watch_tree(
+    server: BenchServer, report: ViewReport, seed: int, tree: bool = True
+) -> float:
     """Analyse for ``seconds`` while a client receives 500-node trees (or, ``tree=False``,
     the stats without any tree: the cost of watching at all); the search's nps."""
     from websockets.asyncio.client import connect
@@ -204,7 +206,7 @@ async def _watch_tree(server: _Server, report: ViewReport, seed: int, tree: bool
     return float(final["iterations"]) / (float(final["elapsed_ms"]) / 1000.0)
 
 
-def _browser_round(server: _Server, report: ViewReport, seed: int, browser: Any) -> float:
+def _browser_round(server: BenchServer, report: ViewReport, seed: int, browser: Any) -> float:
     """The real page, Tree tab open at 500 nodes, drawing every frame during the analysis."""
     game = server.create(game=report.game, human="both", algorithm=report.algorithm, seed=seed)
     page = browser.new_page(viewport={"width": 1280, "height": 800})
@@ -243,11 +245,11 @@ def measure_view(
     settings = Settings(
         warmup=False, stats_hz=10, analysis_ms=max(1, int(seconds * 1000)), max_searches=2
     )
-    _headless(game, algorithm, 0.2, seed)  # compile before timing anything
+    headless_nps(game, algorithm, 0.2, seed)  # compile before timing anything
     use_browser = browser and CHROMIUM.exists()
     if browser and not use_browser:
         report.browser_note = f"{CHROMIUM} not found: browser rounds skipped"
-    with _Server(settings) as server:
+    with BenchServer(settings) as server:
         pw = chromium = None
         if use_browser:
             from playwright.sync_api import sync_playwright
@@ -259,7 +261,7 @@ def measure_view(
             )
         try:
             for _ in range(rounds):
-                report.headless_nps.append(_headless(game, algorithm, seconds, seed))
+                report.headless_nps.append(headless_nps(game, algorithm, seconds, seed))
                 # (in a thread: Playwright's sync API holds this thread's event loop)
                 with ThreadPoolExecutor(1) as pool:
                     plain = pool.submit(asyncio.run, _watch_tree(server, report, seed, False))

@@ -11,7 +11,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from app.games import GameService
+from app.service import GameService
 from app.settings import Settings
 
 

@@ -14,7 +14,6 @@ White.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -33,7 +32,6 @@ from engine.search.inspect import (
 )
 
 if TYPE_CHECKING:
-    from app.games import Connection, LiveGame
     from engine.search.controller import SearchController
 
 __all__ = [
@@ -157,58 +155,3 @@ def log_entry(payload: Mapping[str, Any]) -> dict[str, Any]:
     entry: dict[str, Any] = clean(payload)
     entry["at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     return entry
-
-
-# ---------------------------------------------------------------- live game hooks
-
-
-def tree_size_wanted(game: LiveGame) -> int:
-    """Tree nodes each snapshot must carry: the largest any watcher subscribed to.
-
-    Snapshots are shared by all watchers and trimmed per connection, so the
-    controller builds the biggest tree asked for (never less than the
-    server's ``tree_nodes`` default).
-    """
-    wanted = [game.settings.tree_nodes]
-    for conn in game.connections:
-        if conn.outbox.tree and conn.outbox.tree_nodes:
-            wanted.append(conn.outbox.tree_nodes)
-    return max(wanted)
-
-
-#: Tree nodes a snapshot may carry at the full stats rate; bigger trees slow the rate.
-FULL_RATE_NODES = 200
-
-
-def snapshot_interval(game: LiveGame, nodes: int) -> float:
-    """Seconds between snapshots: ``1 / CANOPY_STATS_HZ``, longer for big trees.
-
-    Building a snapshot's tree costs the server time in proportion to its
-    nodes (about 15 µs each, docs/performance.md), taken from the machine the
-    search runs on; so a 500-node tree is snapshotted 4 times a second instead of
-    10 (the page redraws a tree that big no faster anyway).
-    """
-    return (1.0 / game.settings.stats_hz) * max(1.0, nodes / FULL_RATE_NODES)
-
-
-def sync_tree_size(game: LiveGame) -> None:
-    """Apply :func:`tree_size_wanted` (and its snapshot rate) to the game's controller;
-    both are read at each snapshot."""
-    controller = game.controller
-    if controller is not None:
-        nodes = tree_size_wanted(game)
-        controller.tree_size = nodes
-        if hasattr(controller, "info_interval"):
-            controller.info_interval = snapshot_interval(game, nodes)
-
-
-async def inspect(game: LiveGame, conn: Connection, node: int) -> None:
-    """Answer a ``node`` request with the node's details (to that connection only)."""
-    async with game.lock:  # no move or new position re-roots the tree meanwhile
-        controller = game.controller
-        if controller is None:
-            raise NoTreeError("no search has run in this position yet: start or step one")
-        details = await asyncio.to_thread(node_details, controller, node)  # type: ignore[arg-type]
-    from app.streaming import dumps
-
-    conn.outbox.put_reply(dumps(details))

@@ -21,11 +21,11 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app.games import GameService
 from app.limits import WindowLimiter
 from app.logs import background_context
 from app.middleware import HardeningMiddleware
 from app.routes import api, inside, pages, room, ws
+from app.service import GameService
 from app.settings import Settings
 from app.store import SqlStore
 from app.warmup import Warmup, start_warmup

@@ -3,10 +3,12 @@
 The engine's :class:`engine.search.race.Race` runs both configurations at
 once in rounds (equal iterations or equal wall time per round) and pairs
 their snapshots; this module is the app's thin wrapper around it. A
-:class:`RaceRunner` belongs to one :class:`~app.games.LiveGame`:
+:class:`RaceRunner` belongs to one live game (``app.live``), which hands it
+what it needs (the server's settings, the search pool, the game's watchers)
+and never the game itself:
 
-* it validates the request (algorithms, parameters, threads and budget
-  within the server's limits) before anything changes;
+* :meth:`RaceRunner.plan` validates the request (algorithms, parameters,
+  threads and budget within the server's limits) before anything changes;
 * it takes one slot of the search pool for the race before building it (a
   race is refused, not queued, when every slot is busy: a teacher wants to
   know at once);
@@ -24,17 +26,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from app.bounds import check_bound, check_threads, validate_params
+from app.connection import Connection
+from app.pool import SearchPool
 from app.schemas import RaceFrame
+from app.settings import Settings
 from app.streaming import dumps, move_row, num
 from engine.errors import CanopyError, GameOverError, InvalidParameterError
+from engine.play import GameSession
 
 if TYPE_CHECKING:
-    from app.games import Connection, LiveGame
     from engine.search.info import MoveStats, SearchInfo
-    from engine.search.race import Race, RaceInfo
+    from engine.search.race import Contender, Race, RaceInfo
 
 log = logging.getLogger("canopy.race")
 
@@ -60,17 +67,36 @@ def _round_iterations(budget: int) -> int:
     return max(50, min(5_000, budget // 40))
 
 
+@dataclass(frozen=True)
+class RacePlan:
+    """A validated race request: who races, kept in step how, for how long."""
+
+    contenders: tuple[Contender, Contender]
+    sync: str
+    budget: dict[str, int]  # {"iterations": n} or {"movetime_ms": ms}
+
+
 class RaceRunner:
     """The race of one live game (at most one at a time)."""
 
-    def __init__(self, game: LiveGame) -> None:
-        self.game = game
+    def __init__(
+        self,
+        settings: Settings,
+        pool: SearchPool,
+        release: Callable[[Hashable], None],
+        connections: set[Connection],
+    ) -> None:
+        self.settings = settings
+        self.pool = pool
+        self._release_slot = release  # gives the slot back and admits whoever waits
+        self.connections = connections  # the game's watchers (the same set, shared)
         self.race: Race | None = None
         self.seq = 0
         self.latest: str | None = None  # the last race frame, for late joiners
         self.fen: str | None = None
         self.budget: dict[str, int] = {}
         self.running = False
+        self.closed = False
         self._holds_slot = False
 
     def __hash__(self) -> int:  # a job of the search pool
@@ -82,19 +108,11 @@ class RaceRunner:
             conn.outbox.put_race(self.latest)
 
     # ---------------------------------------------------------------- requests
-    async def handle(self, frame: RaceFrame) -> None:
-        if frame.action == "stop":
-            await self.stop()
-            return
-        await self.start(frame)
+    def plan(self, frame: RaceFrame, session: GameSession) -> RacePlan:
+        """Validate a ``start`` request against the game and the server's limits."""
+        from engine.search.race import Contender
 
-    async def start(self, frame: RaceFrame) -> None:
-        """Validate, stop whatever searches this game, then race (refuses when busy)."""
-        from engine.search.race import Contender, Race
-
-        game = self.game
-        session = game.session
-        settings = game.settings
+        settings = self.settings
         if session.is_over:
             raise GameOverError(f"the game is over ({session.result}); nothing to race")
         if frame.a is None or frame.b is None:
@@ -113,10 +131,16 @@ class RaceRunner:
             movetime = frame.movetime_ms or DEFAULT_MOVETIME_MS
             check_bound(settings, "movetime_ms", movetime)
             budget = {"movetime_ms": movetime}
+        return RacePlan((contenders[0], contenders[1]), sync, budget)
 
-        await self.stop()
-        await game.stop_for_race()
-        pool = game.service.pool
+    async def start(self, plan: RacePlan, session: GameSession) -> None:
+        """Race ``session``'s position (refused when every search slot is busy).
+
+        The caller has stopped the previous race and the game's own search.
+        """
+        from engine.search.race import Race
+
+        pool = self.pool
         # The slot is taken before the race is built (an await): a game that asks for a
         # search meanwhile queues behind the race instead of taking the slot from under it.
         if not pool.acquire(self):
@@ -131,19 +155,20 @@ class RaceRunner:
             with contextlib.suppress(RuntimeError):  # the loop is closed: shutting down
                 loop.call_soon_threadsafe(self._on_info, race, info)
 
+        budget = plan.budget
         try:
             race = await asyncio.to_thread(
                 Race,
                 session.game.name,
                 session.start_fen,
-                contenders[0],
-                contenders[1],
+                plan.contenders[0],
+                plan.contenders[1],
                 moves=list(session.moves),
-                sync=sync,
+                sync=plan.sync,
                 round_iterations=_round_iterations(budget.get("iterations", 0)),
                 round_ms=ROUND_MS,
                 seed=session.engine.seed,
-                node_budget=settings.node_budget,
+                node_budget=self.settings.node_budget,
                 tree_size=0,
                 on_info=on_info,
                 top=RACE_MOVES,
@@ -176,6 +201,7 @@ class RaceRunner:
             self._publish(info, running=False)
 
     async def close(self) -> None:
+        self.closed = True
         race, self.race = self.race, None
         self.running = False
         if race is not None:
@@ -186,10 +212,10 @@ class RaceRunner:
     def _release(self) -> None:
         if self._holds_slot:
             self._holds_slot = False
-            self.game.service.release(self)
+            self._release_slot(self)
 
     def _on_info(self, race: Race, info: RaceInfo) -> None:
-        if race is not self.race or self.game.closed:
+        if race is not self.race or self.closed:
             return  # a late pairing of a race that was replaced
         if not info.running:
             if not self.running:
@@ -201,7 +227,7 @@ class RaceRunner:
     def _publish(self, info: RaceInfo, *, running: bool) -> None:
         self.seq += 1
         self.latest = dumps(self.payload(info, running=running))
-        for conn in list(self.game.connections):
+        for conn in list(self.connections):
             conn.outbox.put_race(self.latest)
 
     def payload(self, info: RaceInfo, *, running: bool) -> dict[str, Any]:

@@ -9,8 +9,8 @@ from typing import Any, Literal
 from fastapi import APIRouter, Query, Request, Response, status
 from fastapi.responses import JSONResponse
 
+from app.bounds import describe_algorithms
 from app.deps import ServiceDep
-from app.games import describe_algorithms
 from app.limits import client_address
 from app.schemas import CreateGame, GameCreated, Health
 

@@ -57,7 +57,7 @@ async def get_tree(
         else:
             body = await asyncio.to_thread(
                 export_tree,
-                controller,  # type: ignore[arg-type]
+                controller,
                 nodes,
                 game_id=game.id,
                 game=game.session.game.name,

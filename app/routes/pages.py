@@ -17,7 +17,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from app.deps import ServiceDep
-from app.games import GameNotFoundError
+from app.errors import GameNotFoundError
 
 HERE = Path(__file__).resolve().parents[1]
 templates = Jinja2Templates(directory=HERE / "templates")

@@ -17,8 +17,11 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 from starlette.websockets import WebSocketState
 
-from app.games import Connection, GameNotFoundError, LiveGame
+from app import handlers
+from app.connection import Connection
+from app.errors import GameNotFoundError
 from app.limits import TokenBucket
+from app.live import LiveGame
 from app.logs import game_id_var
 from app.schemas import CLIENT_TYPES, READ_ONLY_TYPES, client_frame, describe_validation_error
 from app.streaming import Outbox, dumps
@@ -192,7 +195,7 @@ async def dispatch(game: LiveGame, conn: Connection, text: str) -> None:
         reply(error_frame("bad_request", describe_validation_error(exc), kind))
         return
     try:
-        await game.handle(conn, frame)
+        await handlers.handle(game, conn, frame)
     except CanopyError as exc:
         reply(error_frame(exc.code, str(exc), kind))
     except Exception:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from app import bench
+from app.bench_server import BenchServer
 from app.settings import Settings
 
 
@@ -46,7 +47,7 @@ def test_the_benchmark_server_keeps_its_games_out_of_the_configured_store(
 ) -> None:
     user_data = tmp_path / "user-data"
     user_data.mkdir()
-    with bench._Server(Settings(data_dir=user_data, warmup=False)) as server:
+    with BenchServer(Settings(data_dir=user_data, warmup=False)) as server:
         game = server.create(game="chess", human="both")
         store = server.settings.data_dir
         assert store != user_data and (store / "canopy.db").exists()

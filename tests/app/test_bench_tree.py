@@ -19,7 +19,7 @@ def test_the_tree_frame_benchmark_builds_500_nodes_under_the_frame_limit(
     assert report.nodes == 500 and report.tree_nodes_total > 500
     assert report.bytes_compact < 65536  # what the page subscribes to fits a frame
     assert report.bytes_without_tree < report.bytes_compact < report.bytes_rows
-    # A 500-node tree is snapshotted at 10 Hz × 200 / 500 (app.inside.snapshot_interval).
+    # A 500-node tree is snapshotted at 10 Hz × 200 / 500 (app.subscriptions.snapshot_interval).
     assert report.snapshots_per_second == pytest.approx(4.0)
     assert report.cpu_ms_per_second == pytest.approx(
         4.0
