@@ -248,7 +248,13 @@ def cmd_search(args: argparse.Namespace) -> int:
 def cmd_warm(args: argparse.Namespace) -> int:
     from engine.warm import warm
 
-    seconds = warm()
+    def progress(done: int, total: int, label: str) -> None:
+        """A cold compile takes a minute: say which part is compiling (stderr, so the
+        ``--json`` line stays the last line of stdout)."""
+        if done < total:
+            print(f"compiling {label} ({done}/{total})", file=sys.stderr, flush=True)
+
+    seconds = warm(progress)
     if args.json:
         emit_json({"seconds": seconds})
     else:
