@@ -264,6 +264,8 @@ class MoveRow(BaseModel):
     pv_san: list[str]
     pv_fen: str | None  # position at the end of the (possibly shortened) PV, for previews
     bound: str
+    proof: int = 0  # proven for the side to move at the root: 1 win, -1 loss, 2 draw; 0 not
+    mate: int | None = None  # plies to the end of a proven win or loss, when known
 
 
 class TreeNode(BaseModel):
@@ -344,6 +346,7 @@ class StepFrame(BaseModel):
     simulation: Any
     backpropagation: Any
     algorithm: str | None = None
+    stepping: Literal["iteration", "depth"] = "iteration"  # the algorithm's (depth: deepening)
     thread: int | None = None  # which root-parallel thread's tree ran the iteration
     iteration: int | None = None
     fen: str | None = None  # the root position
@@ -353,8 +356,10 @@ class StepFrame(BaseModel):
 
 
 class NodeSelection(BaseModel):
-    rule: Literal["ucb1", "bfms"]
+    rule: str  # the algorithm's selection rule: "ucb1", "bfms", ...
     formula: str
+    exploit_label: str = "Q/N"  # what ``exploit`` is called: "Q/N", "eval", ...
+    score_label: str = "UCT"  # what ``score`` is called: "UCT", "eval+U", ...
     parent_visits: int
     params: dict[str, float]
     exploit: float | None  # Q/N (UCB1) or the node's value (bfms); null while unvisited
@@ -369,6 +374,8 @@ class NodeChild(BaseModel):
     visits: int
     q: float | None
     terminal: bool
+    proof: int = 0  # for the side that moves into the child: 1 win, -1 loss, 2 draw; 0 not
+    mate: int | None = None  # plies to the end of a proven win or loss, when known
     exploit: float | None
     explore: float | None
     score: float | None
@@ -393,6 +400,8 @@ class NodeInfoFrame(BaseModel):
     value: float | None
     terminal: bool
     outcome: int | None
+    proof: int = 0  # for the mover, as ``q``: 1 win, -1 loss, 2 draw; 0 not proven
+    mate: int | None = None
     parent: int
     selection: NodeSelection | None  # null for the root
     pv: list[str]  # the line the search expects after the node

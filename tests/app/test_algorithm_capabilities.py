@@ -1,0 +1,48 @@
+"""``GET /api/algorithms`` carries each algorithm's capabilities, which the front end branches
+on instead of names; they come from the ``Algorithm`` class, one place."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+from engine.search.registry import ALGORITHMS
+
+CAPABILITIES = {
+    "mcts",
+    "tree",
+    "threads",
+    "proofs",
+    "stepping",
+    "value_kind",
+    "selection_rule",
+    "formula",
+    "exploit_label",
+    "score_label",
+    "simulation",
+    "backup_rule",
+}
+
+
+def test_every_algorithm_lists_its_capabilities_from_its_class(client: TestClient) -> None:
+    listed = client.get("/api/algorithms", params={"game": "chess"}).json()
+    assert [a["name"] for a in listed] == list(ALGORITHMS)
+    for entry in listed:
+        cls = ALGORITHMS[entry["name"]]
+        caps = entry["capabilities"]
+        assert set(caps) >= CAPABILITIES, entry["name"]
+        assert caps == cls.capabilities()
+        assert caps["stepping"] in ("iteration", "depth")
+        assert caps["value_kind"] in ("q", "eval")
+        assert caps["threads"] == (entry["threads"]["max"] > 1)
+        partner = entry["race_partner"]
+        assert partner is None or (partner in ALGORITHMS and partner != entry["name"])
+
+
+def test_the_search_without_a_tree_deepens_and_the_tree_searches_iterate(
+    client: TestClient,
+) -> None:
+    listed = client.get("/api/algorithms").json()
+    for entry in listed:
+        caps = entry["capabilities"]
+        # a step of a search without a tree is one more depth; with one, one iteration
+        assert (caps["stepping"] == "depth") == (not caps["tree"]), entry["name"]
