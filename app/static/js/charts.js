@@ -7,7 +7,7 @@
 
 import uPlot from "/static/vendor/uplot.js";
 import { h, setText } from "./dom.js";
-import { SERIES } from "./notation.js";
+import { SERIES, compact } from "./notation.js";
 
 const MAX_POINTS = 1500; // then every other point is dropped (the curve keeps its shape)
 const TOP = 6; // moves drawn in the share and Q charts
@@ -210,9 +210,3 @@ function sizeOf(el) {
   return { width, height: Math.max(190, Math.round(width * 0.52)) };
 }
 
-function compact(v) {
-  if (v === null || v === undefined) return "";
-  if (Math.abs(v) >= 1e6) return `${(v / 1e6).toFixed(1)}M`;
-  if (Math.abs(v) >= 1e3) return `${(v / 1e3).toFixed(v >= 1e4 ? 0 : 1)}k`;
-  return String(Math.round(v * 100) / 100);
-}

@@ -43,6 +43,14 @@ export function percent(x, digits = 1) {
   return x === null || x === undefined ? "–" : `${(x * 100).toFixed(digits)}%`;
 }
 
+/** A number in a few characters: 950, 1.5k, 12k, 2.5M (chart axes, the engine label). */
+export function compact(v) {
+  if (v === null || v === undefined) return "";
+  if (Math.abs(v) >= 1e6) return `${(v / 1e6).toFixed(1)}M`;
+  if (Math.abs(v) >= 1e3) return `${(v / 1e3).toFixed(v >= 1e4 ? 0 : 1)}k`;
+  return String(Math.round(v * 100) / 100);
+}
+
 export function count(n) {
   if (n === null || n === undefined) return "–";
   return Math.round(n).toLocaleString("en-US");

@@ -2,6 +2,8 @@
 // state.ts / board.ts). Frames from the server are applied here; the views
 // only read the state and are redrawn once per animation frame.
 
+import { compact } from "./notation.js";
+
 export function createState({ gameId = "", token = null } = {}) {
   return {
     gameId,
@@ -106,14 +108,10 @@ export function engineLabel(settings) {
   if (!settings) return "";
   const budget =
     settings.budget === "iterations"
-      ? `${formatNumber(settings.iterations)} it`
+      ? `${compact(settings.iterations)} it`
       : `${settings.movetime_ms >= 1000 ? `${settings.movetime_ms / 1000} s` : `${settings.movetime_ms} ms`}`;
   const threads = settings.threads > 1 ? ` · ${settings.threads} threads` : "";
   return `${settings.algorithm} · ${budget}${threads}`;
-}
-
-function formatNumber(n) {
-  return n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : String(n);
 }
 
 export function isLive(s) {
