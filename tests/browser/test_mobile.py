@@ -155,3 +155,33 @@ def test_a_spectator_on_a_phone_sees_the_game_and_both_sides_named(server: str, 
     assert overflow(phone) == 0
     if phone.phone == "390x844":
         screenshot(phone, "phone-spectator.png")
+
+
+@pytest.mark.parametrize(
+    ("size", "touch"), [((820, 1180), True), ((1920, 1080), False)], ids=["tablet", "projector"]
+)
+def test_tablets_and_projectors_keep_their_layouts(
+    server: str, browser: Any, size: tuple[int, int], touch: bool
+) -> None:
+    """The phone rules stay out of the way: a tablet keeps its 640 px board in one column,
+    a projector its board beside the live search, both without sideways scrolling."""
+    width, height = size
+    context = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch)
+    page = context.new_page()
+    try:
+        game = api_create(server, human="white")
+        for url in (f"{game['url']}#token={game['token']}", f"{game['url']}/watch"):
+            open_live(page, server + url)
+            assert overflow(page) == 0, url
+            board = page.locator("cg-board").bounding_box()
+            panel = page.locator(".panel-col").bounding_box()
+            if touch:
+                assert board["width"] == pytest.approx(640, abs=2)
+                assert panel["y"] > board["y"] + board["height"]  # one column
+            else:
+                assert panel["x"] >= board["x"] + board["width"]  # side by side
+                assert board["y"] + board["height"] <= height  # the whole board on screen
+            assert page.locator("#top-actions").is_visible()  # no menu button here
+            assert page.locator("#btn-menu").is_hidden()
+    finally:
+        context.close()
