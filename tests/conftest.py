@@ -90,6 +90,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     changed = sorted(set(before.items()) ^ set(after.items()))
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None:
+        reporter.ensure_newline()
         reporter.write_line(f"the test run changed {USER_DATA}: {changed[:5]}", red=True)
     session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
