@@ -8,7 +8,7 @@ import { Chessground } from "/static/vendor/chessground.js";
 import { BRUSHES, pvShapes } from "./arrows.js";
 import { h, setText } from "./dom.js";
 import { count, fixed, formatLine, percent, signed } from "./notation.js";
-import { opposite, sideName, turnOf } from "./state.js";
+import { opposite, proofText, sideName, turnOf } from "./state.js";
 
 /** Who made the move into a node at `depth` below the root of `rootFen` (null: unknown, or the root). */
 export function moverAt(rootFen, depth) {
@@ -80,6 +80,7 @@ export function createNodeCard(container, { onSelect, onClose }) {
     if (fresh) {
       rows.push(["children", `${fresh.children_total}${fresh.legal_moves !== null ? ` of ${fresh.legal_moves} legal moves` : ""}`]);
       if (fresh.terminal) rows.push(["game over", fresh.outcome > 0 ? `${mover} won` : fresh.outcome < 0 ? `${mover} lost` : "draw"]);
+      else if (fresh.proof) rows.push(["proven", `${proofText(fresh)} for ${mover}`]);
     }
     facts.replaceChildren(...rows.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
     const sel = fresh && fresh.selection;
