@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit, types
 
 from engine.core.chess_core import piece_at
-from engine.core.games import legal_moves, make_move, result, status
+from engine.core.games import in_check, legal_moves, make_move, result, status
 from engine.core.state import (
     CHESS,
     FLAG_CAPTURE,
@@ -41,8 +41,8 @@ MAX_QDEPTH = 12
 INF = 1.0e9
 NULL_WINDOW = 1.0e-7
 
-# stats slots
-NODES, ABORTED, NODE_LIMIT, SELDEPTH, HIST_LEN = 0, 1, 2, 3, 4
+# stats slots (QCHECKS: the first plies of a quiescence search that also try quiet checks)
+NODES, ABORTED, NODE_LIMIT, SELDEPTH, HIST_LEN, QCHECKS = 0, 1, 2, 3, 4, 5
 # transposition-table bound flags
 EXACT, LOWER, UPPER = 0, 1, 2
 
@@ -249,7 +249,14 @@ def _poll(stats: np.ndarray, stop: np.ndarray) -> bool:
     nogil=True,
 )
 def qsearch(ctx: tuple, ply: int, alpha: float, beta: float, ply_offset: int, qdepth: int) -> float:
-    """Captures (and promotions) only, with stand-pat, until the position is quiet."""
+    """Captures (and promotions) only, with stand-pat, until the position is quiet.
+
+    A side in check may not stand pat (doing nothing is not a legal option when the king
+    is attacked): it tries every evasion, so a mate or a piece lost to a check beyond the
+    horizon is seen instead of the static evaluation of a position that cannot stand.
+    In its first ``stats[QCHECKS]`` plies (0 for ``alphabeta``) it also tries the quiet
+    moves that give check, which finds mates that start with a quiet check.
+    """
     states, moves, order, killers, pv, pv_len = ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5]
     stats = ctx[11]
     if _enter(ctx, ply):
@@ -259,28 +266,37 @@ def qsearch(ctx: tuple, ply: int, alpha: float, beta: float, ply_offset: int, qd
     code = status(s, n)
     if code != ONGOING:
         return terminal_score(s, code, ply + ply_offset)
-    stand = evaluate(s)
-    if stand >= beta or qdepth >= MAX_QDEPTH or ply >= MAX_PLY:
-        return stand
-    if stand > alpha:
-        alpha = stand
+    checked = qdepth < MAX_QDEPTH and ply < MAX_PLY and in_check(s)
+    if not checked:
+        stand = evaluate(s)
+        if stand >= beta or qdepth >= MAX_QDEPTH or ply >= MAX_PLY:
+            return stand
+        if stand > alpha:
+            alpha = stand
     score_moves(s, moves[ply], order[ply], n, -1, killers[ply])
     child = states[ply + 1]
+    best = -INF  # in check: fail-soft, so only losing evasions say how bad they are
+    quiet_checks = qdepth < stats[QCHECKS]
     for i in range(n):
         m = pick_next(moves[ply], order[ply], i, n)
-        if order[ply, i] < 90_000:
+        quiet = not checked and order[ply, i] < 90_000
+        if quiet and not quiet_checks:
             break  # only quiet moves remain
         child[:] = s
         make_move(child, m)
+        if quiet and not in_check(child):
+            continue
         score = -qsearch(ctx, ply + 1, -beta, -alpha, ply_offset, qdepth + 1)
         if stats[ABORTED]:
             return 0.0
+        if score > best:
+            best = score
         if score > alpha:
             alpha = score
             extend_pv(pv, pv_len, ply, m)
             if alpha >= beta:
                 break
-    return alpha
+    return best if checked else alpha
 
 
 # ---------------------------------------------------------------- negamax

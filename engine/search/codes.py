@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-# Batch kernel return codes (EXHAUSTED: alphabeta reached its maximum depth).
-DONE, FULL, STOPPED, ROOT_TERMINAL, EXHAUSTED = 0, 1, 2, 3, 4
+# Batch kernel return codes (EXHAUSTED: alphabeta reached its maximum depth; SOLVED: the
+# root's game-theoretic value is proven, so no iteration can change the move).
+DONE, FULL, STOPPED, ROOT_TERMINAL, EXHAUSTED, SOLVED = 0, 1, 2, 3, 4, 5
 GO_ON = -1  # from a batch guard: nothing stops the next iteration
 
 MAX_PATH = 1024  # deepest path an iteration may walk (the descent stops there)
@@ -14,5 +15,6 @@ T_PATH_LEN, T_FIRST_NEW, T_NEW_COUNT, T_SIM_STATUS, T_SIM_PLIES, T_SIM_WHITE = r
 # float64 trace slots (``Worker.finfo``)
 F_REWARD, F_SCORE = 0, 1
 # T_SIM_STATUS beyond the game's own status codes: the leaf was terminal (no simulation),
-# or a playout cut off by its ply cap was scored by the static evaluation.
-SIM_TERMINAL, CUT_EVAL = -1, -2
+# a playout cut off by its ply cap was scored by the static evaluation, or (mcts) the
+# leaf's score came from the transposition table of leaf evaluations.
+SIM_TERMINAL, CUT_EVAL, SIM_CACHED = -1, -2, -3

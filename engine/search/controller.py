@@ -33,7 +33,7 @@ from engine.core.state import HASH
 from engine.errors import CanopyError, GameOverError, InvalidParameterError
 from engine.rules.games import get_game, outcome
 from engine.search.algorithm import SearchWorker, Worker
-from engine.search.codes import DONE, EXHAUSTED, FULL, ROOT_TERMINAL, STOPPED
+from engine.search.codes import DONE, EXHAUSTED, FULL, ROOT_TERMINAL, SOLVED, STOPPED
 from engine.search.info import SearchInfo
 from engine.search.registry import get_algorithm, validate_threads
 from engine.search.snapshot import SanCache, build_info
@@ -400,7 +400,7 @@ class SearchController:
                         return
                     _, code = worker.run(chunk, self._stop)
                     codes[index] = code
-                    if code in (FULL, ROOT_TERMINAL, EXHAUSTED, STOPPED):
+                    if code in (FULL, ROOT_TERMINAL, EXHAUSTED, STOPPED, SOLVED):
                         return
                     if (
                         self.algorithm.mcts
@@ -464,6 +464,8 @@ class SearchController:
             return "node budget"
         if ROOT_TERMINAL in codes:
             return "terminal"
+        if SOLVED in codes:
+            return "proven"
         if EXHAUSTED in codes:
             return "depth"
         if -1 in codes:

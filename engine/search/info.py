@@ -90,7 +90,7 @@ class SearchInfo:
     thread_stats: tuple[ThreadStats, ...] = ()
     tree: tuple[TreeNodeInfo, ...] = ()
     running: bool = False
-    stop_reason: str | None = None  # "iterations", "time", "nodes", "stopped", "terminal", ...
+    stop_reason: str | None = None  # "iterations", "time", "nodes", "terminal", "proven", ...
     depth: int = 0  # alphabeta: last completed iteration; MCTS: max tree depth
     depth_histogram: tuple[int, ...] = ()  # tree nodes at each depth (all threads' trees)
     branching_factor: float = 0.0  # mean children per expanded node

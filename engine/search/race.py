@@ -186,7 +186,7 @@ class Race:
             if movetime_ms is not None and self.sync == "iterations" and elapsed_ms >= movetime_ms:
                 break
             if any(
-                c.info().stop_reason in ("node budget", "terminal", "depth")
+                c.info().stop_reason in ("node budget", "terminal", "depth", "proven")
                 for c in self.controllers
             ):
                 break

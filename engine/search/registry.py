@@ -1,4 +1,4 @@
-"""Algorithms registered by name: ``uct``, ``uct-minimax``, ``bfms``, ``alphabeta``."""
+"""Algorithms registered by name: ``uct``, ``uct-minimax``, ``bfms``, ``alphabeta``, ``mcts``."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from engine.rules.games import get_game
 from engine.search.algorithm import Algorithm
 from engine.search.algorithms.alphabeta import AlphaBeta
 from engine.search.algorithms.bfms import BFMS
+from engine.search.algorithms.mcts import MCTS
 from engine.search.algorithms.uct import UCT
 from engine.search.algorithms.uct_minimax import UCTMinimax
 
@@ -21,7 +22,7 @@ def register(algorithm: type[Algorithm]) -> type[Algorithm]:
     return algorithm
 
 
-for _algorithm in (UCT, UCTMinimax, BFMS, AlphaBeta):
+for _algorithm in (UCT, UCTMinimax, BFMS, AlphaBeta, MCTS):
     register(_algorithm)
 
 

@@ -10,16 +10,23 @@ Shapes and meanings (``C`` = capacity, index = node id, ``ROOT = 0``, ``NONE = -
     num_legal    int16[C]    legal moves in this node's position, UNKNOWN until looked at
     num_children int16[C]    children created so far (<= num_legal)
     value_sum    float64[C]  sum of rewards in [0, 1] for the side that moved into the node
-    value        float32[C]  bfms: backed-up negamax value; others: last terminal/eval value,
-                             for the side that moved into the node
-    eval         float32[C]  static evaluation when created, same point of view
+    value        float32[C]  bfms, mcts: backed-up negamax value (mcts: of the children's
+                             evaluations, the implicit minimax value); others: last
+                             terminal/eval value; for the side that moved into the node.
+                             A proven or terminal node's value is its game value
+                             ``±(WIN - 10·d)``, d = plies from the root to the game's end
+    eval         float32[C]  static evaluation when created (mcts: the leaf evaluation,
+                             a quiescence score), same point of view
     depth        int16[C]    plies below the root
-    flags        uint8[C]    TERMINAL, EVALUATED bits
-    outcome      int8[C]     for terminal nodes: +1 / 0 / -1 for the side that moved in
+    flags        uint8[C]    TERMINAL, EVALUATED, PROVEN bits
+    outcome      int8[C]     for terminal and proven nodes: +1 / 0 / -1 for the side that
+                             moved in
+    prior        float32[C]  mcts: the move-ordering prior of the move into the node
+                             (the parent's children sum to 1)
     meta         int64[4]    [nodes used, capacity, max depth, sum of depths]
 
 Children form a linked list so UCT can add one child per iteration without
-reserving slots for untried moves: a node costs its own 44 bytes (``BYTES_PER_NODE``),
+reserving slots for untried moves: a node costs its own 48 bytes (``BYTES_PER_NODE``),
 all included.
 Kernels receive the arrays as one plain tuple (numba caches plain tuples,
 not namedtuples) and unpack it at the top.
@@ -30,12 +37,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engine.search.evaluation import PLY_PENALTY, WIN
+
 ROOT = 0
 NONE = -1
 UNKNOWN = -1  # num_legal before the position has been looked at
 
 TERMINAL = 1
 EVALUATED = 2
+# The game-theoretic value is known (MCTS-Solver): a terminal node, or one whose
+# children prove it; ``outcome`` holds the result and ``value`` its game value.
+PROVEN = 4
 
 # meta slots
 USED, CAPACITY, MAX_DEPTH, DEPTH_SUM = 0, 1, 2, 3
@@ -54,6 +66,7 @@ FIELDS: tuple[tuple[str, type], ...] = (
     ("depth", np.int16),
     ("flags", np.uint8),
     ("outcome", np.int8),
+    ("prior", np.float32),
 )
 BYTES_PER_NODE = sum(np.dtype(t).itemsize for _, t in FIELDS)
 
@@ -72,12 +85,9 @@ BYTES_PER_NODE = sum(np.dtype(t).itemsize for _, t in FIELDS)
     DEPTH,
     FLAGS,
     OUTCOME,
+    PRIOR,
     META,
-) = range(14)
-
-
-class TreeFullError(RuntimeError):
-    """The node budget is reached: the search stops cleanly."""
+) = range(15)
 
 
 class Tree:
@@ -168,7 +178,7 @@ class Tree:
 @njit(cache=True, nogil=True)
 def init_node(tree: tuple, node: int, parent: int, move: int, depth: int) -> None:
     (parent_a, first_child, next_sibling, move_a, visits, num_legal, num_children,
-     value_sum, value, eval_a, depth_a, flags, outcome, _meta) = tree  # fmt: skip
+     value_sum, value, eval_a, depth_a, flags, outcome, prior, _meta) = tree  # fmt: skip
     parent_a[node] = parent
     first_child[node] = NONE
     next_sibling[node] = NONE
@@ -182,6 +192,7 @@ def init_node(tree: tuple, node: int, parent: int, move: int, depth: int) -> Non
     depth_a[node] = depth
     flags[node] = 0
     outcome[node] = 0
+    prior[node] = 0.0
 
 
 @njit(cache=True, nogil=True)
@@ -206,13 +217,15 @@ def add_child(tree: tuple, node: int, move: int) -> int:
 def copy_subtree(src: tuple, dst: tuple, new_root: int) -> int:
     """Copy the subtree under ``new_root`` of ``src`` into empty ``dst`` (breadth first).
 
-    Depths are shifted so the new root has depth 0. Returns the node count.
+    Depths are shifted so the new root has depth 0, and game values with them (a mate
+    ``WIN - 10·d`` plies below the old root is ``base`` plies nearer the new one), so a
+    proof keeps its distance. Returns the node count.
     Used for tree reuse after a move: the played move's subtree becomes the tree.
     """
     (s_parent, s_first, s_next, s_move, s_visits, s_legal, s_nchild,
-     s_sum, s_value, s_eval, s_depth, s_flags, s_outcome, s_meta) = src  # fmt: skip
+     s_sum, s_value, s_eval, s_depth, s_flags, s_outcome, s_prior, s_meta) = src  # fmt: skip
     (d_parent, d_first, d_next, d_move, d_visits, d_legal, d_nchild,
-     d_sum, d_value, d_eval, d_depth, d_flags, d_outcome, d_meta) = dst  # fmt: skip
+     d_sum, d_value, d_eval, d_depth, d_flags, d_outcome, d_prior, d_meta) = dst  # fmt: skip
     base = s_depth[new_root]
     order = np.empty(s_meta[USED], dtype=np.int32)  # old ids in BFS order
     new_id = np.full(s_meta[USED], NONE, dtype=np.int32)
@@ -231,12 +244,18 @@ def copy_subtree(src: tuple, dst: tuple, new_root: int) -> int:
         d_legal[nid] = s_legal[old]
         d_nchild[nid] = s_nchild[old]
         d_sum[nid] = s_sum[old]
-        d_value[nid] = s_value[old]
+        v = s_value[old]
+        if v > WIN / 2:
+            v += PLY_PENALTY * base
+        elif v < -WIN / 2:
+            v -= PLY_PENALTY * base
+        d_value[nid] = v
         d_eval[nid] = s_eval[old]
         depth = s_depth[old] - base
         d_depth[nid] = depth
         d_flags[nid] = s_flags[old]
         d_outcome[nid] = s_outcome[old]
+        d_prior[nid] = s_prior[old]
         d_first[nid] = NONE  # (d_next[nid] was set when its parent listed it)
         depth_sum += depth
         if depth > max_depth:

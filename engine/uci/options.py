@@ -12,9 +12,9 @@ default", so a GUI that re-sends every default does not override it.
 The fixed options: ``UCI_Variant`` (chess, knightchess), ``Algorithm``,
 ``Threads`` (root parallelism), ``Hash`` (alpha-beta's transposition table in
 MB), ``NodeBudget`` (the MCTS algorithms' "hash": tree nodes per root-parallel
-tree; the tree's arrays take 44 bytes per allocated node and grow by doubling,
-so just after a growth step they hold up to about 88 bytes per node in use, and
-never more than 44 bytes × ``NodeBudget`` per tree, as growth stops at the
+tree; the tree's arrays take 48 bytes per allocated node and grow by doubling,
+so just after a growth step they hold up to about 96 bytes per node in use, and
+never more than 48 bytes × ``NodeBudget`` per tree, as growth stops at the
 budget), ``MultiPV``, ``Move Overhead``, ``Seed``,
 ``Ponder``, ``TreeReuse`` (keep the subtree of the moves played between two
 searches) and the button ``Clear Hash``.

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
+from engine.search.parts.implicit import implicit_value
+from engine.search.parts.solver import prove
 from engine.search.tree import (
     FIRST_CHILD,
     FLAGS,
     NEXT_SIBLING,
     NONE,
     PARENT,
+    PROVEN,
     TERMINAL,
     VALUE,
     VALUE_SUM,
@@ -56,3 +60,25 @@ def backup_negamax(tree: tuple, node: int) -> None:
         if first_child[node] != NONE and not (flags[node] & TERMINAL):
             value[node] = negamax_of_children(tree, node)
         node = parent[node]
+
+
+@njit(cache=True, nogil=True)
+def backup_solver(tree: tuple, path: np.ndarray, length: int, reward: float, solver: bool) -> None:
+    """mcts: average the reward up the path (flipped at each ply, as in UCT) and, above the
+    leaf, refresh each node's implicit minimax value and — with ``solver`` — its proof.
+
+    A proof travels as far as the rules carry it (MCTS-Solver): the leaf's proven win
+    makes its parent a proven loss, which may make the grandparent a proven win, and
+    so on; the rewards backed up along it are those results (1 / 0), which the flip
+    of an ordinary reward gives anyway.
+    """
+    visits, value_sum, flags = tree[VISITS], tree[VALUE_SUM], tree[FLAGS]
+    r = reward
+    for i in range(length - 1, -1, -1):
+        node = path[i]
+        visits[node] += 1
+        value_sum[node] += r
+        above_leaf = i < length - 1
+        if above_leaf and not (flags[node] & PROVEN) and not (solver and prove(tree, node)):
+            implicit_value(tree, node)
+        r = 1.0 - r

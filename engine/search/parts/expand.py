@@ -1,4 +1,5 @@
-"""Expansion: look at a node's position, add one child (UCT) or all of them (bfms, uct-minimax).
+"""Expansion: look at a node's position, add one child (UCT) or all of them (bfms, uct-minimax,
+mcts with priors).
 
 Every created child gets ``eval``: the static evaluation of its position for
 the side that moved into it. ``expand_all`` with ``evaluate_children`` also
@@ -13,10 +14,11 @@ import numpy as np
 from numba import njit
 
 from engine.core.bits import rng_below
-from engine.core.games import legal_moves, make_move, result, status
+from engine.core.games import in_check, legal_moves, make_move, result, status
 from engine.core.state import HASH, ONGOING, TURN
 from engine.search.evaluation import evaluate, game_value
 from engine.search.parts.path import HIST_MAX, repeated
+from engine.search.parts.prior import move_gain, normalise_priors
 from engine.search.tree import (
     DEPTH,
     EVAL,
@@ -28,6 +30,7 @@ from engine.search.tree import (
     NONE,
     NUM_LEGAL,
     OUTCOME,
+    PRIOR,
     TERMINAL,
     VALUE,
     add_child,
@@ -129,4 +132,44 @@ def expand_all(
                 tree[VALUE][child] = game_value(tree[OUTCOME][child], depth)
             else:
                 tree[VALUE][child] = static
+    return n
+
+
+@njit(cache=True, nogil=True)
+def expand_with_priors(
+    tree: tuple,
+    node: int,
+    s: np.ndarray,
+    moves: np.ndarray,
+    child_state: np.ndarray,
+    child_moves: np.ndarray,
+    temperature: float,
+    uniform: bool,
+    mix: float,
+) -> int:
+    """Create every child of ``node`` (a position already looked at, not over) with its
+    prior (:mod:`engine.search.parts.prior`); return the count.
+
+    Children are not evaluated here — each is scored when first selected — but a
+    child that ends the game at once is recognised now, cheaply, so a mate in one is
+    proven on the spot: the rules that need no move generation (insufficient
+    material, the fifty-move and 200-ply rules, a side without knights) for every
+    child, and checkmate or stalemate for the children that give check. Such a child
+    is marked ``TERMINAL`` with its ``outcome``; the caller proves it.
+    """
+    n = legal_moves(s, moves)
+    for i in range(n):
+        m = moves[i]
+        child = add_child(tree, node, m)
+        child_state[:] = s
+        make_move(child_state, m)
+        tree[PRIOR][child] = move_gain(s, child_state, m)
+        code = status(child_state, 1)  # the rules that hold whatever the moves
+        if code == ONGOING and in_check(child_state):
+            k = legal_moves(child_state, child_moves)
+            if k == 0:
+                code = status(child_state, 0)
+        if code != ONGOING:
+            mark_position(tree, child, child_state, 0, code)
+    normalise_priors(tree, node, temperature, uniform, mix)
     return n

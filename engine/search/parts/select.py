@@ -1,6 +1,6 @@
 """Tree policies: which child to descend into.
 
-Both rules rank a parent's children by a value for the side to move at the
+Every rule ranks a parent's children by a value for the side to move at the
 parent (= the side that moved into the child, the point of view every node
 value is stored in) plus an exploration bonus.
 """
@@ -13,7 +13,19 @@ import numpy as np
 from numba import njit
 
 from engine.core.bits import rng_below
-from engine.search.tree import FIRST_CHILD, NEXT_SIBLING, NONE, VALUE, VALUE_SUM, VISITS
+from engine.search.tree import (
+    EVALUATED,
+    FIRST_CHILD,
+    FLAGS,
+    NEXT_SIBLING,
+    NONE,
+    OUTCOME,
+    PRIOR,
+    PROVEN,
+    VALUE,
+    VALUE_SUM,
+    VISITS,
+)
 
 INF = math.inf
 
@@ -92,3 +104,65 @@ def random_unvisited(tree: tuple, node: int, rng: np.ndarray) -> int:
             k -= 1
         child = next_sibling[child]
     return NONE
+
+
+@njit(cache=True, nogil=True)
+def puct_score(
+    q: float, prior: float, visits: int, parent_visits: int, c_puct: float
+) -> tuple[float, float]:
+    """PUCT (AlphaZero's form): ``(q + c·P·sqrt(N) / (1 + n), the exploration term)``."""
+    explore = c_puct * prior * math.sqrt(max(1, parent_visits)) / (1.0 + visits)
+    return q + explore, explore
+
+
+@njit(cache=True, nogil=True)
+def blended_q(value_sum: float, visits: int, value: float, alpha: float) -> float:
+    """``(1 - α)·Q + α·minimax`` for a visited child: the mean reward blended with its
+    implicit minimax value read as an expected score (clamped: a proven win is 1)."""
+    minimax = 0.5 * (1.0 + min(1.0, max(-1.0, value)))
+    if visits == 0:
+        return minimax
+    return (1.0 - alpha) * (value_sum / visits) + alpha * minimax
+
+
+@njit(cache=True, nogil=True)
+def fpu_value(tree: tuple, node: int, fpu: float) -> float:
+    """First-play urgency: what a child of ``node`` not yet evaluated is taken to be worth,
+    the chooser's own mean reward at ``node`` less ``fpu``."""
+    visits, value_sum = tree[VISITS], tree[VALUE_SUM]
+    if visits[node] == 0:
+        return 0.5 - fpu
+    return 1.0 - value_sum[node] / visits[node] - fpu
+
+
+@njit(cache=True, nogil=True)
+def select_puct(
+    tree: tuple, node: int, c_puct: float, alpha: float, fpu: float, solver: bool
+) -> int:
+    """Child of ``node`` with the highest PUCT score of its blended value (first in list
+    order on ties), never one proven lost for the chooser while ``solver`` is on; NONE if
+    every child is."""
+    first_child, next_sibling, visits, value_sum = (
+        tree[FIRST_CHILD], tree[NEXT_SIBLING], tree[VISITS], tree[VALUE_SUM],
+    )  # fmt: skip
+    value, prior, flags, outcome = tree[VALUE], tree[PRIOR], tree[FLAGS], tree[OUTCOME]
+    parent_visits = visits[node]
+    urgency = fpu_value(tree, node, fpu)
+    best = NONE
+    best_score = -INF
+    child = first_child[node]
+    while child != NONE:
+        f = flags[child]
+        if solver and f & PROVEN and outcome[child] < 0:
+            child = next_sibling[child]
+            continue
+        if f & EVALUATED:
+            q = blended_q(value_sum[child], visits[child], value[child], alpha)
+        else:
+            q = urgency
+        score, _ = puct_score(q, prior[child], visits[child], parent_visits, c_puct)
+        if score > best_score:
+            best_score = score
+            best = child
+        child = next_sibling[child]
+    return best

@@ -38,8 +38,10 @@ def test_bad_parameters_are_refused_by_name(algorithm: str, params: dict, needle
 
 
 def test_unknown_algorithm_and_threads() -> None:
-    with pytest.raises(UnknownAlgorithmError, match="known: uct, uct-minimax, bfms, alphabeta"):
-        validate_params("mcts", None, "chess")
+    with pytest.raises(
+        UnknownAlgorithmError, match="known: uct, uct-minimax, bfms, alphabeta, mcts"
+    ):
+        validate_params("mcts-zero", None, "chess")
     assert validate_threads("uct", 4) == 4
     for bad in (0, 65, True, 2.5):
         with pytest.raises(InvalidParameterError):
@@ -48,7 +50,7 @@ def test_unknown_algorithm_and_threads() -> None:
 
 def test_algorithms_are_described_with_ranges() -> None:
     described = {a["name"]: a for a in describe_algorithms("knight")}
-    assert list(described) == ["uct", "uct-minimax", "bfms", "alphabeta"]
+    assert list(described) == ["uct", "uct-minimax", "bfms", "alphabeta", "mcts"]
     c = next(p for p in described["uct"]["params"] if p["name"] == "c")
     assert c["min"] == 0.0 and c["max"] == 10.0 and c["description"]
     policy = next(p for p in described["uct"]["params"] if p["name"] == "policy")

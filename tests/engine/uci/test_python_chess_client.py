@@ -13,7 +13,7 @@ import pytest
 from engine.rules.games import outcome
 from engine.rules.knight import KnightChessBoard
 
-ALGORITHMS = ("uct", "uct-minimax", "bfms", "alphabeta")
+ALGORITHMS = ("uct", "uct-minimax", "bfms", "alphabeta", "mcts")
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,436 @@
+"""``mcts`` — Monte Carlo Tree Search built for strength in tactical games.
+
+The same tree, visits and averages as ``uct``; what changes is each part:
+
+* **Selection** — PUCT over a blend of two values: ``(1 − α)·Q + α·minimax +
+  c·P·sqrt(N) / (1 + n)``, ``Q`` the child's mean reward, ``minimax`` its implicit
+  minimax value (below) read as an expected score, ``P`` its prior. A child not yet
+  evaluated is taken to be worth the chooser's own mean reward less ``fpu``
+  (first-play urgency). A move proven lost is never chosen.
+* **Expansion** — on a node's second visit every child is created with a move-ordering
+  prior (:mod:`~engine.search.parts.prior`: captures by victim and exchange, promotions,
+  checks, pieces saved or put en prise; softmax at ``prior_temp`` centipawns); a child
+  that mates, stalemates or ends the game otherwise is recognised at once.
+* **Simulation** — none at random: the new leaf is scored by a quiescence search
+  (captures, promotions, every evasion in check) with the shared evaluation, squashed
+  to a reward in [0, 1] (:mod:`~engine.search.parts.leaf`), through a Zobrist-keyed
+  table so transpositions share it.
+* **Back-propagation** — rewards averaged as in UCT; above the leaf every node's
+  implicit minimax value (the negamax of its children's evaluations; Lanctot et al.
+  2014) and its proof (MCTS-Solver; Winands, Björnsson & Saito 2008) are refreshed.
+* **Final move** — a proven win (the shortest) first; else the most visited move,
+  ties by Q; never a proven loss while another move exists.
+
+The search stops by itself once the root's value is proven (``SOLVED``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from engine.core.state import MAX_MOVES
+from engine.search.algorithm import (
+    NOT_PROVEN,
+    PROVEN_DRAW,
+    PROVEN_LOSS,
+    PROVEN_WIN,
+    Algorithm,
+    ChildStats,
+    SelectionTerms,
+    Worker,
+)
+from engine.search.alphabeta_core import ABORTED, MAX_PLY, QCHECKS, SearchContext
+from engine.search.codes import (
+    DONE,
+    F_REWARD,
+    F_SCORE,
+    GO_ON,
+    MAX_PATH,
+    SIM_CACHED,
+    SIM_TERMINAL,
+    SOLVED,
+    STOPPED,
+    T_PATH_LEN,
+    T_SIM_PLIES,
+    T_SIM_STATUS,
+)
+from engine.search.evaluation import WIN, game_value, is_mate_score, mate_plies
+from engine.search.params import ParamSpec
+from engine.search.parts.backup import backup_solver
+from engine.search.parts.expand import expand_with_priors, look
+from engine.search.parts.leaf import LeafCache, leaf_score
+from engine.search.parts.path import HIST_MAX, begin, descend, guard, record_new
+from engine.search.parts.select import blended_q, fpu_value, puct_score, select_puct
+from engine.search.parts.simulate import outcome_reward
+from engine.search.parts.solver import prove
+from engine.search.tree import (
+    DEPTH,
+    EVAL,
+    EVALUATED,
+    FIRST_CHILD,
+    FLAGS,
+    META,
+    NEXT_SIBLING,
+    NONE,
+    NUM_LEGAL,
+    OUTCOME,
+    PROVEN,
+    ROOT,
+    TERMINAL,
+    UNKNOWN,
+    USED,
+    VALUE,
+    VALUE_SUM,
+    VISITS,
+    Tree,
+)
+
+# kernel parameter slots
+K_C, K_ALPHA, K_FPU, K_TEMP, K_UNIFORM, K_QUIESCE, K_SOLVER, K_TT, K_MIX = range(9)
+
+
+@njit(cache=True, nogil=True)
+def settle_terminal(tree: tuple, node: int, solver: bool) -> None:
+    """A finished game's node: its game value is its evaluation, and a proof if ``solver``."""
+    outcome = tree[OUTCOME][node]
+    tree[VALUE][node] = game_value(outcome, tree[DEPTH][node])
+    tree[EVAL][node] = float(outcome)
+    tree[FLAGS][node] |= EVALUATED | (PROVEN if solver else 0)
+
+
+@njit(cache=True, nogil=True)
+def expand(
+    tree: tuple,
+    node: int,
+    scratch: tuple,
+    temperature: float,
+    uniform: bool,
+    mix: float,
+    solver: bool,
+) -> bool:
+    """Create ``node``'s children with their priors; True if that proved ``node``
+    (a child ends the game in a win for its mover: a mate in one)."""
+    s, moves, child_state, child_moves, _hist, _record, _path, info, _finfo, _keys = scratch
+    first_new = tree[META][USED]
+    count = expand_with_priors(
+        tree, node, s, moves, child_state, child_moves, temperature, uniform, mix
+    )
+    record_new(info, first_new, count)
+    flags = tree[FLAGS]
+    child = tree[FIRST_CHILD][node]
+    while child != NONE:
+        if flags[child] & TERMINAL:
+            settle_terminal(tree, child, solver)
+        child = tree[NEXT_SIBLING][child]
+    return solver and prove(tree, node)
+
+
+@njit(cache=True, nogil=True)
+def mcts_iteration(
+    tree: tuple,
+    root: np.ndarray,
+    scratch: tuple,
+    ctx: tuple,
+    cache_keys: np.ndarray,
+    cache_scores: np.ndarray,
+    kparams: np.ndarray,
+) -> bool:
+    """One iteration; False when the stop flag cut the leaf's search (nothing backed up)."""
+    s, moves, _cs, _cm, _hist, record, path, info, finfo, keys = scratch
+    c_puct, alpha, fpu = kparams[K_C], kparams[K_ALPHA], kparams[K_FPU]
+    temperature, mix = kparams[K_TEMP], kparams[K_MIX]
+    uniform, quiesce = kparams[K_UNIFORM] != 0.0, kparams[K_QUIESCE] != 0.0
+    solver, use_cache = kparams[K_SOLVER] != 0.0, kparams[K_TT] != 0.0
+    flags = tree[FLAGS]
+    length = begin(root, s, path, info, keys)
+    node = ROOT
+    while length < MAX_PATH - 1:
+        f = flags[node]
+        if f & (PROVEN | TERMINAL) or not (f & EVALUATED):
+            break  # a known result, or a leaf to evaluate
+        if tree[FIRST_CHILD][node] == NONE and expand(
+            tree, node, scratch, temperature, uniform, mix, solver
+        ):
+            break  # proven by a child that ends the game
+        child = select_puct(tree, node, c_puct, alpha, fpu, solver)
+        if child == NONE:
+            break
+        node = child
+        length = descend(tree, node, s, path, length, keys)
+    info[T_PATH_LEN] = length
+    info[T_SIM_PLIES] = 0
+    f = flags[node]
+    if not (f & (PROVEN | TERMINAL | EVALUATED)) and tree[NUM_LEGAL][node] == UNKNOWN:
+        look(tree, node, s, moves, keys, HIST_MAX + length - 1)  # is the game over here?
+        f = flags[node]
+    if f & TERMINAL and not (f & EVALUATED):
+        settle_terminal(tree, node, solver)
+        f = flags[node]
+    if f & (PROVEN | TERMINAL):
+        reward = outcome_reward(tree[OUTCOME][node])
+        score = float(tree[OUTCOME][node])
+        info[T_SIM_STATUS] = SIM_TERMINAL
+    elif f & EVALUATED:  # every child proven lost, the node not yet: its mean stands
+        reward = tree[VALUE_SUM][node] / max(1, tree[VISITS][node])
+        score = 2.0 * reward - 1.0
+        info[T_SIM_STATUS] = SIM_CACHED
+    else:
+        to_move, cached = leaf_score(
+            ctx, s, quiesce, cache_keys, cache_scores, use_cache, tree[DEPTH][node]
+        )
+        if ctx[11][ABORTED]:
+            return False
+        score = -to_move  # for the side that moved into the leaf
+        tree[EVAL][node] = score
+        tree[VALUE][node] = score
+        flags[node] |= EVALUATED
+        reward = 0.5 * (1.0 + score)
+        info[T_SIM_STATUS] = SIM_CACHED if cached else 0
+        plies = min(ctx[5][0], record.shape[0])
+        record[:plies] = ctx[4][0, :plies]
+        info[T_SIM_PLIES] = plies
+    finfo[F_REWARD] = reward
+    finfo[F_SCORE] = score
+    backup_solver(tree, path, length, reward, solver)
+    return True
+
+
+@njit(cache=True, nogil=True)
+def mcts_run(
+    tree: tuple,
+    root: np.ndarray,
+    scratch: tuple,
+    ctx: tuple,
+    cache_keys: np.ndarray,
+    cache_scores: np.ndarray,
+    kparams: np.ndarray,
+    max_iters: int,
+    stop: np.ndarray,
+) -> tuple[int, int]:
+    """Up to ``max_iters`` iterations; stops early on the stop flag, a full tree, or a
+    root whose value is proven."""
+    for it in range(max_iters):
+        code = guard(tree, stop, MAX_MOVES)
+        if code != GO_ON:
+            return it, code
+        if tree[FLAGS][ROOT] & PROVEN:
+            return it, SOLVED
+        if not mcts_iteration(tree, root, scratch, ctx, cache_keys, cache_scores, kparams):
+            return it, STOPPED
+    return max_iters, DONE
+
+
+class MCTSScratch:
+    """What an ``mcts`` worker keeps beside its tree: the quiescence searcher and the
+    table of leaf scores."""
+
+    def __init__(self, tt_mb: float) -> None:
+        self.search = SearchContext(tt_bits=8)  # qsearch keeps no table of its own
+        self.cache = LeafCache(tt_mb)
+
+    @property
+    def memory_bytes(self) -> int:
+        return self.search.memory_bytes + self.cache.memory_bytes
+
+
+@dataclass(frozen=True)
+class MCTSChildStats(ChildStats):
+    """A child's numbers plus what its PUCT score needs: its prior, and the value an
+    unevaluated child is taken at (the parent's first-play urgency)."""
+
+    prior: float = 0.0
+    urgency: float = 0.5
+    evaluated: bool = False
+
+
+class MCTSWorker(Worker):
+    """A :class:`Worker` whose children carry their prior and their proof from the tree's
+    ``PROVEN`` flag (a proven draw has no mate score to recognise it by)."""
+
+    extra: MCTSScratch
+
+    def child_stats(self, node: int) -> ChildStats:
+        stats = super().child_stats(node)
+        t = self.tree
+        proof, mate = NOT_PROVEN, None
+        if t.flags[node] & PROVEN:
+            proof = {1: PROVEN_WIN, -1: PROVEN_LOSS}.get(int(t.outcome[node]), PROVEN_DRAW)
+            mate = mate_plies(stats.value) if is_mate_score(stats.value) else None
+        parent = int(t.parent[node])
+        urgency = 0.5
+        if parent != NONE:
+            urgency = float(fpu_value(t.arrays, parent, self.params["fpu"]))
+        return MCTSChildStats(
+            **{**stats.__dict__, "proof": proof, "mate": mate},
+            prior=float(t.prior[node]),
+            urgency=urgency,
+            evaluated=bool(t.flags[node] & EVALUATED),
+        )
+
+
+def proof_rank(child: ChildStats) -> int:
+    """2 for a proven win, 0 for a proven loss, 1 otherwise (draws and the unknown)."""
+    if child.proof == PROVEN_WIN:
+        return 2
+    if child.proof == PROVEN_LOSS:
+        return 0
+    return 1
+
+
+class MCTS(Algorithm):
+    name = "mcts"
+    title = "MCTS with quiescence leaves, priors, solver and implicit minimax"
+    description = (
+        "MCTS built for strength: PUCT selection with a move-ordering prior over "
+        "(1 − α)·Q + α·minimax, leaves scored by a quiescence search instead of a random "
+        "playout, proven wins and losses backed up (MCTS-Solver)."
+    )
+    params = (
+        ParamSpec(
+            "c_puct", "float", 1.0,
+            "exploration weight c in Q + c·P·sqrt(N) / (1 + n)", min=0.0, max=10.0,
+        ),
+        ParamSpec(
+            "alpha", "float", 0.3,
+            "weight α of the implicit minimax value in (1 − α)·Q + α·minimax (0: off)",
+            min=0.0, max=1.0,
+        ),
+        ParamSpec(
+            "fpu", "float", 0.1,
+            "first-play urgency: an unvisited child counts as the parent's Q less this",
+            min=-1.0, max=1.0,
+        ),
+        ParamSpec(
+            "prior", "choice", "order",
+            "order: move-ordering prior (captures, promotions, checks, pieces en prise); "
+            "none: every move alike",
+            choices=("order", "none"),
+        ),
+        ParamSpec(
+            "prior_temp", "float", 100.0,
+            "softmax temperature of the prior, in centipawns of estimated gain",
+            min=10.0, max=2000.0,
+        ),
+        ParamSpec(
+            "prior_mix", "float", 0.1,
+            "share of the uniform prior mixed in, so every move is tried in time",
+            min=0.0, max=1.0,
+        ),
+        ParamSpec(
+            "leaf", "choice", "quiescence",
+            "leaf evaluation: quiescence search (captures, promotions, evasions) or the "
+            "static evaluation alone",
+            choices=("quiescence", "static"),
+        ),
+        ParamSpec(
+            "qchecks", "int", 2,
+            "plies at the start of the quiescence search that also try quiet checks "
+            "(mates and forks that begin with a check)", min=0, max=4,
+        ),
+        ParamSpec("solver", "bool", True, "prove wins, losses and draws (MCTS-Solver)"),
+        ParamSpec(
+            "tt", "bool", True,
+            "share leaf evaluations between transpositions (a Zobrist-keyed table)",
+        ),
+        ParamSpec("tt_mb", "int", 4, "size of that table in MB", min=1, max=256),
+    )  # fmt: skip
+    free_per_iteration = MAX_MOVES
+    pv_needs_visits = False  # a mate in one is proven unvisited; pv_key ranks it first
+    keeps_proofs = True
+
+    @classmethod
+    def kernel_params(cls, params: dict[str, Any]) -> np.ndarray:
+        kp = np.zeros(9, dtype=np.float64)
+        kp[K_C], kp[K_ALPHA], kp[K_FPU] = params["c_puct"], params["alpha"], params["fpu"]
+        kp[K_TEMP], kp[K_MIX] = params["prior_temp"], params["prior_mix"]
+        kp[K_UNIFORM] = params["prior"] == "none"
+        kp[K_QUIESCE] = params["leaf"] == "quiescence"
+        kp[K_SOLVER] = params["solver"]
+        kp[K_TT] = params["tt"]
+        return kp
+
+    # ------------------------------------------------------------ reading the tree
+    @staticmethod
+    def display_eval(child: ChildStats) -> float:
+        """The implicit minimax value: an evaluation in [-1, 1], or a proven game value."""
+        return child.value
+
+    @classmethod
+    def selection_terms(
+        cls, child: ChildStats, parent_visits: int, params: dict[str, Any]
+    ) -> SelectionTerms:
+        """``(1 − α)·Q + α·minimax`` (an unevaluated child: the parent's urgency) plus
+        ``c·P·sqrt(N) / (1 + n)``: the numbers :func:`select_puct` compares. A root move
+        merged over several threads' trees has no single prior: its exploration term is
+        left out (None)."""
+        if not isinstance(child, MCTSChildStats):
+            exploit = float(blended_q(child.value_sum, child.visits, child.value, params["alpha"]))
+            return SelectionTerms(exploit, None, exploit)
+        if child.evaluated:
+            exploit = float(blended_q(child.value_sum, child.visits, child.value, params["alpha"]))
+        else:
+            exploit = child.urgency
+        score, explore = puct_score(
+            exploit, child.prior, child.visits, parent_visits, params["c_puct"]
+        )
+        return SelectionTerms(exploit, float(explore), float(score))
+
+    @classmethod
+    def child_proof(cls, child: ChildStats) -> tuple[int, int | None]:
+        return child.proof, child.mate
+
+    @classmethod
+    def final_rank(
+        cls, child: ChildStats, params: dict[str, Any], threads: int
+    ) -> tuple[int, float, float, float]:
+        """A proven win first (the shortest), a proven loss last (the longest); between
+        them the most visits, then Q, then the minimax value."""
+        rank = proof_rank(child)
+        q = cls.q(child) if child.visits else -1.0
+        if rank != 1:  # the shortest win first; of losses, the longest
+            plies = float(child.mate or 0)
+            return rank, -plies if rank == 2 else plies, q, child.value
+        return rank, float(child.visits), q, child.value
+
+    @classmethod
+    def final_key(cls, child: ChildStats, params: dict[str, Any], threads: int) -> float:
+        return float(child.visits)
+
+    @classmethod
+    def pv_key(cls, tree: Tree, node: int) -> float:
+        """The line follows a proven win (the shortest), else the most visits; a proven
+        loss only when nothing else is left."""
+        value = float(tree.value[node])
+        if tree.flags[node] & PROVEN and value > WIN / 2:
+            return 1.0e12 + value
+        if tree.flags[node] & PROVEN and value < -WIN / 2:
+            return -1.0e12 + value
+        return float(tree.visits[node]) if tree.visits[node] else -1.0
+
+    # ------------------------------------------------------------ running
+    @classmethod
+    def make_worker(
+        cls, root: np.ndarray, params: dict[str, Any], seed: int, thread: int, node_budget: int
+    ) -> MCTSWorker:
+        worker = MCTSWorker(cls, root, params, seed, thread, node_budget, ply_cap=MAX_PLY)
+        worker.extra = MCTSScratch(params["tt_mb"])
+        return worker
+
+    @classmethod
+    def run_kernel(
+        cls, worker: Worker, max_iters: int, stop: np.ndarray, trace: bool
+    ) -> tuple[int, int]:
+        w = worker
+        search, cache = w.extra.search, w.extra.cache
+        # The quiescence searches poll the controller's own stop flag.
+        search.stop = stop
+        search.stats[ABORTED] = 0
+        search.stats[QCHECKS] = w.params["qchecks"]
+        return mcts_run(
+            w.tree.arrays, w.root, w.scratch(trace), search.arrays,
+            cache.keys, cache.scores, w.kparams, max_iters, stop,
+        )  # fmt: skip

@@ -1,0 +1,193 @@
+"""The parts ``mcts`` is built from, one at a time: the proof rules (MCTS-Solver), the implicit
+minimax value, the move-ordering prior, the quiescence leaf."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.core.convert import move_to_uci, state_from_fen
+from engine.core.state import MAX_MOVES
+from engine.search.alphabeta_core import SearchContext
+from engine.search.evaluation import WIN, evaluate
+from engine.search.parts.expand import expand_with_priors
+from engine.search.parts.implicit import implicit_value
+from engine.search.parts.leaf import LeafCache, leaf_score
+from engine.search.parts.solver import prove
+from engine.search.tree import EVALUATED, NUM_LEGAL, PROVEN, ROOT, Tree, add_child
+
+
+def small_tree(children: int) -> Tree:
+    """A root with ``children`` children, every legal move created (nothing else set)."""
+    tree = Tree(capacity=64)
+    for move in range(children):
+        add_child(tree.arrays, ROOT, move)
+    tree.arrays[NUM_LEGAL][ROOT] = children
+    return tree
+
+
+def set_proven(tree: Tree, node: int, outcome: int, plies: int) -> None:
+    tree.flags[node] |= PROVEN | EVALUATED
+    tree.outcome[node] = outcome
+    tree.value[node] = np.sign(outcome) * (WIN - 10 * plies)
+
+
+def set_evaluated(tree: Tree, node: int, value: float) -> None:
+    tree.flags[node] |= EVALUATED
+    tree.value[node] = value
+
+
+# ---------------------------------------------------------------- proofs
+
+
+def test_a_node_with_a_child_proven_won_for_its_chooser_is_proven_lost() -> None:
+    tree = small_tree(3)
+    a, b, c = tree.children(ROOT)
+    set_evaluated(tree, a, 0.4)
+    set_proven(tree, b, +1, 5)  # the side to move at the root mates in 5 plies this way
+    set_proven(tree, c, +1, 3)  # ... and in 3 this way
+    assert prove(tree.arrays, ROOT)
+    assert tree.flags[ROOT] & PROVEN
+    assert tree.outcome[ROOT] == -1  # lost for the side that moved into the root
+    assert tree.value[ROOT] == -(WIN - 30)  # the shortest win decides
+
+
+def test_a_node_whose_children_are_all_proven_lost_for_the_chooser_is_proven_won() -> None:
+    tree = small_tree(2)
+    a, b = tree.children(ROOT)
+    set_proven(tree, a, -1, 2)
+    set_proven(tree, b, -1, 6)
+    assert prove(tree.arrays, ROOT)
+    assert tree.outcome[ROOT] == +1
+    assert tree.value[ROOT] == WIN - 60  # the longest defence
+
+
+def test_all_children_proven_with_a_draw_at_best_is_a_proven_draw() -> None:
+    tree = small_tree(3)
+    a, b, c = tree.children(ROOT)
+    set_proven(tree, a, -1, 2)
+    set_proven(tree, b, 0, 4)
+    set_proven(tree, c, -1, 4)
+    assert prove(tree.arrays, ROOT)
+    assert tree.outcome[ROOT] == 0 and tree.value[ROOT] == 0.0
+
+
+def test_one_unproven_child_without_a_winning_one_proves_nothing() -> None:
+    tree = small_tree(3)
+    a, b, c = tree.children(ROOT)
+    set_proven(tree, a, -1, 2)
+    set_proven(tree, b, 0, 4)
+    set_evaluated(tree, c, -0.9)
+    assert not prove(tree.arrays, ROOT)
+    assert not tree.flags[ROOT] & PROVEN
+
+
+def test_losses_everywhere_prove_nothing_while_some_moves_have_no_child_yet() -> None:
+    tree = small_tree(2)
+    tree.arrays[NUM_LEGAL][ROOT] = 5  # three legal moves were never created
+    for child in tree.children(ROOT):
+        set_proven(tree, child, -1, 2)
+    assert not prove(tree.arrays, ROOT)
+
+
+# ---------------------------------------------------------------- implicit minimax
+
+
+def test_the_implicit_minimax_value_is_minus_the_best_evaluated_child() -> None:
+    tree = small_tree(4)
+    a, b, c, _d = tree.children(ROOT)
+    set_evaluated(tree, a, 0.25)
+    set_evaluated(tree, b, -0.5)
+    set_evaluated(tree, c, 0.75)  # d is not evaluated: it does not count
+    implicit_value(tree.arrays, ROOT)
+    assert tree.value[ROOT] == pytest.approx(-0.75)
+
+
+def test_a_child_proven_lost_for_its_chooser_does_not_set_the_minimax_value() -> None:
+    tree = small_tree(2)
+    a, b = tree.children(ROOT)
+    set_proven(tree, a, -1, 2)
+    set_evaluated(tree, b, -0.3)
+    implicit_value(tree.arrays, ROOT)
+    assert tree.value[ROOT] == pytest.approx(0.3)
+
+
+# ---------------------------------------------------------------- prior
+
+
+def priors_of(fen: str, game: str = "chess") -> dict[str, float]:
+    s = state_from_fen(fen, game)
+    tree = Tree(capacity=512)
+    moves = np.zeros(MAX_MOVES, dtype=np.int32)
+    child_moves = np.zeros(MAX_MOVES, dtype=np.int32)
+    n = expand_with_priors(tree.arrays, ROOT, s, moves, s.copy(), child_moves, 100.0, False, 0.0)
+    kids = tree.children(ROOT)
+    assert len(kids) == n
+    return {move_to_uci(int(tree.move[k])): float(tree.prior[k]) for k in kids}
+
+
+def test_priors_are_normalised() -> None:
+    for fen, game in [
+        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "chess"),
+        ("r1bqkbnr/pppp1ppp/2n5/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 2 4", "chess"),
+        ("nnnnnnnn/nnnnnnnn/8/8/8/8/NNNNNNNN/NNNNNNNN w - - 0 1", "knight"),
+    ]:
+        assert sum(priors_of(fen, game).values()) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_a_capture_of_a_bigger_piece_by_a_smaller_one_ranks_first() -> None:
+    # Bxg5 takes a queen with a bishop; Qxg5 takes it with the queen (defended by
+    # nothing, so also good); Qd3 is a quiet queen move.
+    priors = priors_of("rnb1kbnr/pppp1ppp/8/4p1q1/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 0 1")
+    best = max(priors, key=priors.__getitem__)
+    assert best == "c1g5"
+    assert priors["c1g5"] > 0.5
+    assert priors["c1g5"] > 10 * priors["d1d3"]
+
+
+def test_a_capture_that_loses_the_capturer_ranks_below_quiet_moves() -> None:
+    # Qxd5 takes a pawn that c6 defends: the queen is lost for a pawn.
+    priors = priors_of("4k3/8/2p5/3p4/8/8/8/3QK3 w - - 0 1")
+    assert priors["d1d5"] < priors["d1d2"] / 10
+
+
+def test_promotion_to_a_queen_ranks_above_quiet_moves() -> None:
+    priors = priors_of("8/4P3/8/8/8/8/k7/6K1 w - - 0 1")
+    assert max(priors, key=priors.__getitem__) == "e7e8q"
+    assert priors["e7e8q"] > priors["g1h1"] * 100
+
+
+def test_in_knight_chess_taking_an_undefended_knight_ranks_first() -> None:
+    priors = priors_of("8/8/8/3n4/8/4N3/8/N7 w - - 0 1", "knight")
+    assert max(priors, key=priors.__getitem__) == "e3d5"
+
+
+# ---------------------------------------------------------------- quiescence leaf
+
+
+def score_of(fen: str, quiesce: bool, game: str = "chess") -> float:
+    cache = LeafCache(1)
+    ctx = SearchContext(tt_bits=8)
+    s = state_from_fen(fen, game)
+    score, cached = leaf_score(ctx.arrays, s, quiesce, cache.keys, cache.scores, True, 0)
+    assert not cached
+    again, cached = leaf_score(ctx.arrays, s, quiesce, cache.keys, cache.scores, True, 0)
+    assert cached and again == pytest.approx(score)
+    return score
+
+
+def test_a_hanging_queen_is_scored_as_lost_by_the_quiescence_leaf() -> None:
+    # Black's queen stands en prise to the bishop on c1: statically about even, but White
+    # wins the queen.
+    fen = "rnb1kbnr/pppp1ppp/8/4p1q1/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 0 1"
+    assert abs(evaluate(state_from_fen(fen, "chess"))) < 0.3
+    assert score_of(fen, quiesce=True) > 0.8
+    assert score_of(fen, quiesce=False) == pytest.approx(evaluate(state_from_fen(fen, "chess")))
+
+
+def test_the_quiescence_leaf_answers_a_check_instead_of_standing_pat() -> None:
+    # Nd6+ forks the king on e8 and the queen on b7: statically Black is a queen for a
+    # knight up, but in check it may not stand pat, and every evasion drops the queen.
+    fen = "4k3/1q6/3N4/8/8/8/7P/K7 b - - 0 1"
+    assert evaluate(state_from_fen(fen, "chess")) > 0.8
+    assert score_of(fen, quiesce=True) < -0.3
