@@ -179,6 +179,12 @@ class Race:
                 for c in self.controllers:
                     c.start(movetime_ms=step_ms)
                 spent_ms += step_ms
+            if self._stop.is_set():
+                # stop() landed between the loop's check and the starts above: it set the
+                # flag before stopping the controllers, so either it stopped these searches
+                # or the flag is seen here — never a whole round run after a stop
+                for c in self.controllers:
+                    c.stop()
             for c in self.controllers:
                 c.wait()
             self._round += 1

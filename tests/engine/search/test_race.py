@@ -62,6 +62,33 @@ def test_background_race_stops_promptly_and_play_advances_both(limit: float) -> 
     assert all(c.board.fen() == race.controllers[0].board.fen() for c in race.controllers)
 
 
+def test_a_stop_landing_between_the_rounds_check_and_its_starts_runs_no_round() -> None:
+    """stop() sets the race's flag, then stops the controllers; if the race thread had
+    passed its loop check but not yet started the controllers, those starts come after
+    the controllers' stop. The race must see the flag and stop them, not run a round of
+    100,000 iterations first. The interleaving is forced: the first start does what a
+    concurrent stop() would have done just before it."""
+    race = Race("chess", None, Contender("uct"), Contender("uct"), round_iterations=100_000)
+    first = race.controllers[0]
+    original = first.start
+    calls = 0
+
+    def start_after_a_stop(**kwargs: object) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            race._stop.set()
+            for c in race.controllers:
+                c.stop()
+        original(**kwargs)  # type: ignore[arg-type]
+
+    first.start = start_after_a_stop  # type: ignore[method-assign]
+    final = race.run(iterations=100_000)
+    assert calls == 1
+    assert final.round <= 1
+    assert final.a.iterations < 100_000 and final.b.iterations < 100_000
+
+
 def test_bad_race_settings_are_refused() -> None:
     with pytest.raises(InvalidParameterError, match="sync"):
         Race("chess", None, Contender("uct"), Contender("bfms"), sync="moves")
