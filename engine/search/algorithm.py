@@ -113,7 +113,8 @@ class Algorithm:
       ``"bfms"``), its formula as text, the names of its exploitation term and its
       score in tables, and the parameters the formula uses.
     * ``simulation``: the kind of the step trace's simulation phase (``"playout"``,
-      ``"minimax"``, ``"evaluation"``, ``"alphabeta"``); ``backup_rule``: its
+      ``"minimax"``, ``"evaluation"``, ``"alphabeta"``, or by default ``"leaf"``: the
+      leaf's score and reward as the kernel recorded them); ``backup_rule``: its
       back-propagation rows, ``"average"`` (rewards averaged, flipped at each ply) or
       ``"negamax"`` (each value overwritten by −max of the children).
     * ``unvisited_first``: a note when the tree policy tries unvisited children in
@@ -144,7 +145,7 @@ class Algorithm:
     exploit_label: ClassVar[str] = "Q/N"
     score_label: ClassVar[str] = "UCT"
     selection_params: ClassVar[tuple[str, ...]] = ()
-    simulation: ClassVar[str] = "playout"
+    simulation: ClassVar[str] = "leaf"
     backup_rule: ClassVar[Literal["average", "negamax"]] = "average"
     unvisited_first: ClassVar[str | None] = None
     #: The algorithm the race view sets against this one by default (None: the next one

@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -100,16 +100,14 @@ class StepView:
         }
 
     def before(self, node: int) -> ChildStats:
-        """``node``'s numbers as the selection compared them (before this step)."""
-        tree = self.tree
-        return ChildStats(
-            move=int(tree.move[node]),
+        """``node``'s numbers as the selection compared them (before this step): the
+        worker's own stats of the node (whatever its algorithm keeps beside them, e.g. a
+        prior) with the visits and values copied before the step."""
+        return replace(
+            self.worker.child_stats(node),
             visits=int(self.before_visits[node]),
             value_sum=float(self.before_sum[node]),
             value=float(self.before_value[node]),
-            eval=float(tree.eval[node]),
-            terminal=bool(tree.flags[node] & TERMINAL),
-            outcome=int(tree.outcome[node]),
         )
 
 
@@ -296,6 +294,18 @@ def minimax_simulation(view: StepView) -> dict[str, Any]:
     }
 
 
+def leaf_simulation(view: StepView) -> dict[str, Any]:
+    """The leaf scored by the algorithm's own leaf evaluation (the default for an
+    algorithm that names no other kind): the score and the reward it became, both for
+    the side that moved into the leaf."""
+    return {
+        "kind": "leaf",
+        "leaf": view.name(view.leaf),
+        "score": float(view.worker.finfo[F_SCORE]),
+        "reward": view.reward,
+    }
+
+
 def evaluation_simulation(view: StepView) -> dict[str, Any]:
     """The leaf's new children, each scored by the static evaluation."""
     tree = view.tree
@@ -312,6 +322,7 @@ SIMULATIONS: dict[str, Callable[[StepView], dict[str, Any]]] = {
     "playout": playout_simulation,
     "minimax": minimax_simulation,
     "evaluation": evaluation_simulation,
+    "leaf": leaf_simulation,
 }
 
 

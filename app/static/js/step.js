@@ -275,6 +275,18 @@ function simulationPanel(step, ctx) {
             .map((v) => h("li", {}, h("strong", {}, v.san || v.move), ` ${signed(v.value, 2)}`)),
         ),
       ];
+    case "leaf":
+      return [
+        h("p", { class: "lede" }, `${step.algorithm} scores the leaf ${leafLine} with its own evaluation instead of playing a game out.`),
+        h(
+          "dl",
+          { class: "facts" },
+          h("dt", {}, "score"),
+          h("dd", {}, `${signed(sim.score, 3)} for ${leafMover}`),
+          h("dt", {}, "reward"),
+          h("dd", {}, h("strong", {}, fixed(sim.reward, 3)), ` for ${leafMover}`),
+        ),
+      ];
     case "terminal":
       return [
         h("p", { class: "lede" }, `${leafLine} is a finished game, so there is nothing to simulate: its result is the reward.`),
