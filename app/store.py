@@ -133,6 +133,9 @@ class MoveRow(Base):
     fen: Mapped[str] = mapped_column(String(128))
     check: Mapped[bool] = mapped_column(Boolean, default=False)
     note: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    #: What the engine thought when the move was made (``SearchSummary.to_dict()``): the
+    #: search that chose an engine move, or the one running when a human moved; else NULL.
+    search: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     played_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
 
 
@@ -232,6 +235,11 @@ class SqlStore:
         if "rev" not in columns:
             with self.engine.begin() as conn:
                 conn.exec_driver_sql("ALTER TABLE games ADD COLUMN rev INTEGER NOT NULL DEFAULT 0")
+        move_columns = {c["name"] for c in inspect(self.engine).get_columns("moves")}
+        if "search" not in move_columns:  # the review: moves stored before it have none (NULL)
+            json_type = JSON().compile(dialect=self.engine.dialect)
+            with self.engine.begin() as conn:
+                conn.exec_driver_sql(f"ALTER TABLE moves ADD COLUMN search {json_type}")
 
     def describe(self) -> str:
         """The URL without its password (for logs and /api/health)."""
@@ -347,6 +355,7 @@ class SqlStore:
                     "fen": m["fen"],
                     "check": bool(m["check"]),
                     **({"note": m["note"]} if m["note"] else {}),
+                    **({"search": m["search"]} if m["search"] else {}),
                 }
                 for m in moves
             ],
@@ -455,6 +464,7 @@ def _insert_moves(
                 "fen": m["fen"],
                 "check": bool(m.get("check", False)),
                 "note": m.get("note"),
+                "search": m.get("search"),
                 "played_at": now,
             }
             for i, m in enumerate(moves)

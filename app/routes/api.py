@@ -13,6 +13,7 @@ from app.bounds import describe_algorithms
 from app.deps import ServiceDep
 from app.limits import client_address
 from app.schemas import CreateGame, GameCreated, Health
+from engine.play.review import review_plies
 
 log = logging.getLogger("canopy.api")
 
@@ -126,6 +127,22 @@ async def get_positions(game_id: str, service: ServiceDep) -> dict[str, Any]:
     """Full FEN after every ply (index 0: the start), for browsing very long games."""
     session = (await service.load(game_id)).session
     return {"id": game_id, "fens": [session.fen_at(p) for p in range(session.ply + 1)]}
+
+
+@router.get("/games/{game_id}/review")
+async def get_review(
+    game_id: str,
+    service: ServiceDep,
+    first: int = Query(1, alias="from", ge=1, description="the first ply to send (1: all)"),
+) -> dict[str, Any]:
+    """Every ply with what the engine thought: the search kept with it and ``eval``.
+
+    ``eval`` is the engine's score of the position after the ply as White's expected
+    score in [0, 1], read from the stored searches (``engine.play.review``); ``from``
+    lets a page that has the earlier plies fetch only the new ones.
+    """
+    session = (await service.load(game_id)).session
+    return {"id": game_id, "game": session.game.name, "plies": review_plies(session, first)}
 
 
 @router.get("/games/{game_id}/pgn")

@@ -20,6 +20,7 @@ import chess.pgn
 from engine.errors import GameOverError, IllegalMoveError
 from engine.play.errors import InvalidSettingError, NothingToUndoError, NotYourTurnError
 from engine.rules.games import Game, get_game, outcome
+from engine.search.summary import SearchSummary
 
 Side = Literal["white", "black"]
 #: Who the human plays: one side, ``none`` (engine against engine) or ``both``
@@ -113,6 +114,9 @@ class PlayedMove:
     fen: str  # the position after the move
     check: bool  # the side to move after it is in check
     note: EngineNote | None = None
+    #: What the engine thought when the move was made: the search that chose an engine
+    #: move, or the search that was running (or had run) in the position of a human move.
+    search: SearchSummary | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -125,11 +129,14 @@ class PlayedMove:
         }
         if self.note is not None:
             out["note"] = asdict(self.note)
+        if self.search is not None:
+            out["search"] = self.search.to_dict()
         return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> PlayedMove:
         note = data.get("note")
+        search = data.get("search")
         return cls(
             uci=data["uci"],
             san=data["san"],
@@ -138,6 +145,7 @@ class PlayedMove:
             fen=data["fen"],
             check=bool(data.get("check", False)),
             note=EngineNote(**note) if note else None,
+            search=SearchSummary.from_dict(search) if search else None,
         )
 
 
@@ -247,8 +255,15 @@ class GameSession:
         return self._board.san(self._parse(uci))
 
     # ---------------------------------------------------------------- changing
-    def play(self, uci: str, *, by: Mover = "human", note: EngineNote | None = None) -> PlayedMove:
-        """Play ``uci`` for the side to move.
+    def play(
+        self,
+        uci: str,
+        *,
+        by: Mover = "human",
+        note: EngineNote | None = None,
+        search: SearchSummary | None = None,
+    ) -> PlayedMove:
+        """Play ``uci`` for the side to move (``search``: what the engine thought, kept with it).
 
         A human move on the engine's turn raises :class:`NotYourTurnError`;
         ``by="engine"`` is allowed on either turn (the "engine, move now"
@@ -271,6 +286,7 @@ class GameSession:
             fen=self._board.fen(),
             check=self._board.is_check(),
             note=note,
+            search=search,
         )
         self.history.append(played)
         self._result, self._reason = outcome(self._board)

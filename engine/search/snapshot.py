@@ -277,6 +277,12 @@ def build_info(
     extra: dict[str, Any] = {}
     if not algorithm.mcts:
         extra["seldepth"] = max_depth
+    if trees:  # tree reuse: root visits the kept subtree brought in, not made by this search
+        extra["reused_visits"] = sum(
+            max(0, int(t.visits[ROOT]) - int(w.iterations))
+            for w, t in ((w, w.tree) for w in workers)
+            if t is not None
+        )
     return SearchInfo(
         algorithm=algorithm.name,
         game=game,
