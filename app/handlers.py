@@ -94,7 +94,8 @@ async def _end_race(game: LiveGame) -> None:
 
 
 async def move(game: LiveGame, uci: str) -> None:
-    game.session.play(uci, by="human")  # refuses without changing anything
+    kept = game.kept_search(uci)  # what the engine thought here, kept with the move
+    game.session.play(uci, by="human", search=kept)  # refuses without changing anything
     await game.persist()  # durable before it is acknowledged
     await _end_race(game)
     game.unwatched_stop = False

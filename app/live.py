@@ -37,6 +37,7 @@ from app.subscriptions import sync_tree_size, tree_size_wanted
 from engine.errors import CanopyError
 from engine.play import EngineNote, GameSession
 from engine.search.info import SearchInfo
+from engine.search.summary import SearchSummary, summarize
 
 if TYPE_CHECKING:  # the numba core loads on the first search, not at import
     from collections.abc import Callable
@@ -223,6 +224,16 @@ class LiveGame:
         if not info.running and info.stop_reason != "stopped" and self.status == "running":
             self.service.spawn(self.finish(), game_id=self.id)
 
+    def kept_search(self, played: str) -> SearchSummary | None:
+        """The search of the current position to keep with a human move: the latest
+        snapshot of the one running (or last run) here, if it did any work."""
+        snap = self.latest
+        if snap is None or not same_position(snap.info.fen, self.session.fen):
+            return None
+        if snap.info.iterations <= 0 or not snap.info.moves:
+            return None
+        return summarize(snap.info, played=played)
+
     # ---------------------------------------------------------------- persistence
     async def persist(self) -> None:
         """Write the session to the database; returns once it is committed (durable).
@@ -378,7 +389,7 @@ class LiveGame:
             nodes=int(info.nodes),
             depth=int(info.depth),
         )
-        self.session.play(uci, by="engine", note=note)
+        self.session.play(uci, by="engine", note=note, search=summarize(info, played=uci))
         try:
             await self.persist()
         except StorageError as exc:  # the move is not played; wait for the user
