@@ -19,7 +19,12 @@ numpy on full batches, so the same data give the same weights.
 Only quiet positions are used (not in check, the move played neither captured nor
 promoted, the move before it did not capture): a static evaluation cannot see a
 capture that is about to happen, and Texel's method assumes it does not have to.
-Every tenth game is held out to report the error on games the fit did not see.
+
+A few thousand games are a small sample for a few dozen weights, and positions of
+one game are far from independent, so the prior's strength is chosen by 5-fold
+cross-validation **by game** (each fold leaves out every fifth game): the strength
+whose fits predict the left-out games best wins, and the out-of-fold error is the
+honest figure of what the fit gained over the hand-set weights.
 
 The whole pipeline, from nothing to ``engine/data/eval/weights.npz``, is
 ``scripts/fit_evaluation.sh`` (self-play with the hand-set weights, then this fit)::
@@ -55,7 +60,8 @@ from engine.search.eval_weights import DEFAULT_PATH, EvalWeights, hand_weights, 
 from engine.tune.selfplay import read_positions
 
 LN10 = math.log(10.0)
-HOLDOUT_EVERY = 10  # games whose index is a multiple of this are held out
+FOLDS = 5  # cross-validation folds, by game
+PRIORS = (0.03, 0.1, 0.3, 1.0, 3.0, 10.0)  # prior strengths tried by cross-validation
 
 
 @njit(cache=True, nogil=True)
@@ -178,21 +184,39 @@ def game_ids(plies: np.ndarray) -> np.ndarray:
     return np.cumsum(plies == 0) - 1
 
 
+def choose_prior(
+    x: np.ndarray, results: np.ndarray, games: np.ndarray, k: float, start: np.ndarray
+) -> tuple[float, dict[float, float]]:
+    """The prior strength whose fits best predict left-out games, and each one's error."""
+    fold = games % FOLDS
+    errors: dict[float, float] = {}
+    for prior in PRIORS:
+        squared = 0.0
+        for f in range(FOLDS):
+            train = fold != f
+            w = fit_weights(x[train], results[train], k, start, prior=prior).weights
+            squared += float(np.sum((predict(x[~train], w, k) - results[~train]) ** 2))
+        errors[prior] = squared / len(results)
+    return min(errors, key=lambda p: errors[p]), errors
+
+
 @dataclass(frozen=True)
 class GameFit:
     game: str
     w_mg: np.ndarray
     w_eg: np.ndarray
     k: float
+    prior: float
+    games: int
     positions: int
-    train_before: float
-    train_after: float
-    holdout_before: float
-    holdout_after: float
+    mse_hand: float  # the hand-set weights on every position
+    mse_cv: float  # fits at the chosen prior on the games each did not see (nan: prior given)
+    mse_fit: float  # the final fit on every position
     digest: str
+    cv_errors: dict[float, float]  # left-out error per prior strength tried
 
 
-def fit_game(path: Path, game: str, prior: float) -> GameFit:
+def fit_game(path: Path, game: str, prior: float | None) -> GameFit:
     """Fit one game's weights to the quiet positions of a self-play file."""
     fens, results, flags, plies = read_positions(path)
     games = game_ids(plies)
@@ -200,33 +224,41 @@ def fit_game(path: Path, game: str, prior: float) -> GameFit:
     features, phase = feature_matrix([f for f, q in zip(fens, quiet, strict=True) if q], game)
     x = design_matrix(features, phase)
     r = results[quiet]
-    held = games[quiet] % HOLDOUT_EVERY == 0
     hand = hand_weights()
     mg, eg = hand.for_game(game)
     start = np.concatenate([mg, eg])
-    k = fit_k(x[~held], r[~held], start)
-    fit = fit_weights(x[~held], r[~held], k, start, prior=prior)
+    k = fit_k(x, r, start)
+    cv = float("nan")
+    errors: dict[float, float] = {}
+    if prior is None:
+        prior, errors = choose_prior(x, r, games[quiet], k, start)
+        cv = errors[prior]
+    fit = fit_weights(x, r, k, start, prior=prior)
     width = len(mg)
     return GameFit(
         game=game,
         w_mg=fit.weights[:width],
         w_eg=fit.weights[width:],
         k=k,
+        prior=prior,
+        games=int(games.max()) + 1,
         positions=int(quiet.sum()),
-        train_before=mse(x[~held], r[~held], start, k),
-        train_after=mse(x[~held], r[~held], fit.weights, k),
-        holdout_before=mse(x[held], r[held], start, k),
-        holdout_after=mse(x[held], r[held], fit.weights, k),
+        mse_hand=mse(x, r, start, k),
+        mse_cv=cv,
+        mse_fit=mse(x, r, fit.weights, k),
         digest=hashlib.sha256(path.read_bytes()).hexdigest()[:16],
+        cv_errors=errors,
     )
 
 
 def describe(fit: GameFit) -> str:
     names = CHESS_FEATURES if fit.game == "chess" else KNIGHT_FEATURES
     lines = [
-        f"{fit.game}: {fit.positions} quiet positions, K = {fit.k:.4f}; mean squared error "
-        f"train {fit.train_before:.5f} -> {fit.train_after:.5f}, "
-        f"held-out games {fit.holdout_before:.5f} -> {fit.holdout_after:.5f}",
+        f"{fit.game}: {fit.positions} quiet positions from {fit.games} games, K = {fit.k:.4f}, "
+        f"prior {fit.prior:g}; mean squared error: hand-set {fit.mse_hand:.5f}, "
+        f"fitted on left-out games {fit.mse_cv:.5f}, fitted (all games) {fit.mse_fit:.5f}",
+        "  left-out error per prior: "
+        + ", ".join(f"{p:g}: {e:.5f}" for p, e in fit.cv_errors.items()),
         f"  {'feature':<22} {'mg':>9} {'eg':>9}",
     ]
     for name, mg, eg in zip(names, fit.w_mg, fit.w_eg, strict=True):
@@ -241,7 +273,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--chess", type=Path, help="self-play file for chess")
     parser.add_argument("--knight", type=Path, help="self-play file for knight chess")
-    parser.add_argument("--prior", type=float, default=0.01, help="pull towards the hand weights")
+    parser.add_argument(
+        "--prior", type=float, help="pull towards the hand weights (default: cross-validated)"
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_PATH)
     parser.add_argument(
         "--hand", action="store_true", help="write the hand-set weights (no fit) and stop"
@@ -254,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.chess is None and args.knight is None:
         parser.error("give --chess and/or --knight self-play files (or --hand)")
-    if args.prior < 0:
+    if args.prior is not None and args.prior < 0:
         parser.error(f"--prior must be >= 0, got {args.prior}")
     weights = {"chess": (hand.chess_mg, hand.chess_eg), "knight": (hand.knight_mg, hand.knight_eg)}
     notes = []
@@ -266,14 +300,16 @@ def main(argv: list[str] | None = None) -> int:
         print(describe(fit))
         weights[game] = (fit.w_mg, fit.w_eg)
         notes.append(
-            f"{game}: fitted on {path.name} (sha256 {fit.digest}), {fit.positions} positions, "
-            f"K {fit.k:.4f}, held-out MSE {fit.holdout_before:.5f} -> {fit.holdout_after:.5f}"
+            f"{game}: fitted on {path.name} (sha256 {fit.digest}), {fit.games} games, "
+            f"{fit.positions} positions, K {fit.k:.4f}, prior {fit.prior:g}, MSE hand-set "
+            f"{fit.mse_hand:.5f}, left-out games {fit.mse_cv:.5f}"
         )
     source = (
         "python -m engine.tune.texel "
         + " ".join(f"--{g} {p.name}" for g, p in (("chess", args.chess), ("knight", args.knight))
                    if p is not None)
-        + f" --prior {args.prior:g}; "
+        + (f" --prior {args.prior:g}" if args.prior is not None else "")
+        + "; "
         + "; ".join(notes)
     )  # fmt: skip
     save_weights(args.out, EvalWeights(*weights["chess"], *weights["knight"], source=source))

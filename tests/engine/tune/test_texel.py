@@ -5,7 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.tune.texel import design_matrix, fit_k, fit_weights, game_ids, mse, predict
+from engine.tune.texel import (
+    PRIORS,
+    choose_prior,
+    design_matrix,
+    fit_k,
+    fit_weights,
+    game_ids,
+    mse,
+    predict,
+)
 
 
 def synthetic(k: float, w: np.ndarray, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -53,3 +62,11 @@ def test_same_data_give_the_same_weights() -> None:
 
 def test_game_ids_split_rows_where_a_game_starts_over() -> None:
     assert game_ids(np.array([0, 1, 2, 0, 1, 0])).tolist() == [0, 0, 0, 1, 1, 2]
+
+
+def test_cross_validation_trusts_plentiful_data_over_a_wrong_start() -> None:
+    x, results = synthetic(1.0, TRUE, 20_000, seed=7)
+    games = np.arange(len(results)) // 50  # 50 positions a game
+    prior, errors = choose_prior(x, results, games, 1.0, np.zeros_like(TRUE))
+    assert prior == min(errors) == min(PRIORS)
+    assert errors[min(PRIORS)] < errors[max(PRIORS)]
