@@ -19,11 +19,14 @@ from app.connection import Connection
 from app.errors import GameNotFoundError, ShuttingDownError
 from app.inside import NoTreeError, log_entry, node_details, step_positions
 from app.live import LiveGame, same_position
+from app.quiz import QuizUnavailableError, move_choices, selection_choices
 from app.schemas import (
     GoFrame,
     MoveFrame,
     NodeFrame,
     PingFrame,
+    PredictFrame,
+    QuizFrame,
     RaceFrame,
     SearchFrame,
     SettingsFrame,
@@ -57,6 +60,9 @@ async def handle(game: LiveGame, conn: Connection, frame: Any) -> None:
     if isinstance(frame, NodeFrame):
         await inspect_node(game, conn, frame.id)
         return
+    if isinstance(frame, PredictFrame):  # a vote touches the tally only, never the game
+        game.quiz.vote(conn, frame.question, frame.move, frame.node)
+        return
     async with game.lock:
         if game.closed:
             raise GameNotFoundError(f"game {game.id} has been closed")
@@ -77,6 +83,8 @@ async def handle(game: LiveGame, conn: Connection, frame: Any) -> None:
             await setup(game, frame.fen)
         elif isinstance(frame, GoFrame):
             await go(game)
+        elif isinstance(frame, QuizFrame):
+            await quiz(game, frame)
         else:  # pragma: no cover - the union is exhaustive
             raise CanopyError(f"unhandled frame {frame!r}")
         if game.paused != paused and game.paused != game.saved.paused:
@@ -144,6 +152,9 @@ async def step(game: LiveGame) -> None:
     payload = trace.to_dict()
     payload.update(step_positions(info.fen, payload, game.session.board))
     game.step_log.append(log_entry(payload))
+    # The step is the reveal of a selection question: its answer, then the step itself.
+    levels = payload.get("selection") or []
+    game.quiz.reveal("selection", levels[0]["chosen"]["move"] if levels else None)
     text = encode_step(payload, game.settings.ws_max_frame)
     for conn in list(game.connections):
         conn.outbox.put_reply(text)
@@ -228,11 +239,51 @@ async def change_settings(game: LiveGame, frame: SettingsFrame) -> None:
     game.session.engine = new
     game.session.set_human(human)
     await game.persist()
+    game.quiz.withdraw("the engine's settings changed")
     game.version += 1
     if resume == "analysis" and not game.session.engine_to_move:
         await game.request("analysis")
     game.broadcast_state()
     await game.after_change()
+
+
+async def quiz(game: LiveGame, frame: QuizFrame) -> None:
+    """Ask the room a question about what the search does next, or withdraw it.
+
+    ``selection``: which child the next step's formula picks at the root. Like a step
+    it stops a running search (pausing the engine on its move) so the tree holds
+    still; the answer is only computed, and sent, when the player steps.
+    ``bestmove``: which move the engine plays, asked on its move; the engine's move
+    is the answer.
+    """
+    if frame.action == "withdraw":
+        game.quiz.withdraw("the player withdrew it")
+        return
+    if game.session.is_over:
+        raise QuizUnavailableError(f"the game is over ({game.session.result})")
+    fen = game.session.fen
+    if frame.kind == "bestmove":
+        if not game.session.engine_to_move:
+            raise QuizUnavailableError(
+                "it is not the engine's move: ask which move it plays once it is its turn"
+            )
+        game.quiz.open(
+            "bestmove", fen, move_choices(game.session.legal_moves(), game.session.san_of)
+        )
+        return
+    ctl = await game.ensure_controller()
+    details = await asyncio.to_thread(node_details, ctl, 0)  # NoTreeError: nothing to walk
+    choices, note = selection_choices(details)
+    if game.status != "idle" or game.session.engine_to_move:
+        if game.session.engine_to_move:
+            game.paused = True
+        await game.cancel()
+        # The search ran on while the question was built: read the tree as it now stands.
+        details = await asyncio.to_thread(node_details, ctl, 0)
+        choices, note = selection_choices(details)
+        game.version += 1
+        game.broadcast_state()
+    game.quiz.open("selection", fen, choices, note=note)
 
 
 async def race(game: LiveGame, frame: RaceFrame) -> None:

@@ -29,10 +29,11 @@ from app.connection import Connection
 from app.inside import STEP_LOG
 from app.persistence import SavedGame
 from app.pool import SearchPool
+from app.quiz import Quiz
 from app.race import RaceRunner
 from app.settings import Settings
 from app.store import ConflictError, SqlStore, StorageError, token_hash
-from app.streaming import Snapshot
+from app.streaming import Snapshot, dumps
 from app.subscriptions import sync_tree_size, tree_size_wanted
 from engine.errors import CanopyError
 from engine.play import EngineNote, GameSession
@@ -119,6 +120,8 @@ class LiveGame:
         # Inside the search: the race of this game's position, the step traces taken.
         self.race = RaceRunner(service.settings, service.pool, service.release, self.connections)
         self.step_log: deque[dict[str, Any]] = deque(maxlen=STEP_LOG)
+        #: The class quiz's question about this game (in memory only, never saved).
+        self.quiz = Quiz(self.broadcast_reply)
 
     def __hash__(self) -> int:
         return hash(self.id)
@@ -134,6 +137,9 @@ class LiveGame:
         if conn.outbox.tree_nodes is None:
             conn.outbox.tree_nodes = self.settings.tree_nodes
         self.race.attach(conn)
+        quiz = self.quiz.frame()
+        if quiz is not None:  # a projector opened mid-question sees it (and its tally)
+            conn.outbox.put_reply(dumps(quiz))
         if self.unwatched_stop and not self.closed:
             self.service.spawn(self.resume_watched(), game_id=self.id)
         elif self.pending_kick and not self.closed:
@@ -319,6 +325,8 @@ class LiveGame:
     async def start_now(self) -> None:
         assert self.controller is not None
         self.status = "running"
+        # The tree grows from here on: which child the next step picks is no longer asked.
+        self.quiz.withdraw("a search ran, so the tree changed", kinds=("selection",))
         try:
             await asyncio.to_thread(self.controller.start, **self.limits())
         except Exception:
@@ -396,6 +404,7 @@ class LiveGame:
             self.paused = True
             self.broadcast_reply({"type": "error", "code": exc.code, "message": str(exc)})
             return
+        self.quiz.reveal("bestmove", uci)  # the room sees the answer with the move
         self.position_changed()
         self.broadcast_state()  # at once: the move is what the watchers wait for
         await self.controller_play(uci)
@@ -422,6 +431,7 @@ class LiveGame:
         self.root = self.session.board
         self.latest = None
         self.last_activity = time.monotonic()
+        self.quiz.withdraw("the position changed")
         for conn in list(self.connections):
             conn.outbox.drop_stats()
 

@@ -13,7 +13,15 @@ from __future__ import annotations
 import unicodedata
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from app.streaming import MAX_TREE_NODES, MIN_TREE_NODES
 
@@ -149,6 +157,38 @@ class RaceFrame(_Strict):
     movetime_ms: int | None = Field(None, ge=1)
 
 
+class QuizFrame(_Strict):
+    """Players: ``ask`` the room a question (``kind`` ``selection``: which child the
+    next step's formula picks at the root; ``bestmove``: which move the engine plays),
+    or ``withdraw`` the open one. Answered by a ``quiz`` frame to every watcher."""
+
+    type: Literal["quiz"]
+    action: Literal["ask", "withdraw"]
+    kind: Literal["selection", "bestmove"] | None = None
+
+    @model_validator(mode="after")
+    def _kind_to_ask(self) -> QuizFrame:
+        if self.action == "ask" and self.kind is None:
+            raise ValueError("field 'kind' is required to ask: 'selection' or 'bestmove'")
+        return self
+
+
+class PredictFrame(_Strict):
+    """Anyone watching (spectators too): one vote on the open question, naming a choice
+    by its ``node`` id (selection questions) and/or its ``move`` (UCI)."""
+
+    type: Literal["predict"]
+    question: int = Field(ge=1)
+    move: str | None = Field(None, min_length=4, max_length=5)
+    node: int | None = Field(None, ge=0)
+
+    @model_validator(mode="after")
+    def _names_a_choice(self) -> PredictFrame:
+        if self.move is None and self.node is None:
+            raise ValueError("a vote names a 'move' (UCI) or a 'node' id")
+        return self
+
+
 class PingFrame(_Strict):
     """Answered with a ``pong`` echoing ``t`` (clients measure round trips with it)."""
 
@@ -166,14 +206,30 @@ ClientFrame = Annotated[
     | SubscribeFrame
     | PingFrame
     | NodeFrame
-    | RaceFrame,
+    | RaceFrame
+    | QuizFrame
+    | PredictFrame,
     Field(discriminator="type"),
 ]
 CLIENT_TYPES: frozenset[str] = frozenset(
-    ("move", "search", "settings", "undo", "setup", "go", "subscribe", "ping", "node", "race")
+    (
+        "move",
+        "search",
+        "settings",
+        "undo",
+        "setup",
+        "go",
+        "subscribe",
+        "ping",
+        "node",
+        "race",
+        "quiz",
+        "predict",
+    )
 )
-#: Frames a spectator (no valid token) may send: the rest change the game.
-READ_ONLY_TYPES: frozenset[str] = frozenset(("subscribe", "ping", "node"))
+#: Frames a spectator (no valid token) may send: the rest change the game (a vote
+#: changes only the quiz's tally, never the game).
+READ_ONLY_TYPES: frozenset[str] = frozenset(("subscribe", "ping", "node", "predict"))
 client_frame: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)
 
 
@@ -468,6 +524,39 @@ class ErrorFrame(BaseModel):
     request: str | None = None  # the ``type`` of the refused frame, when known
 
 
+class QuizChoice(BaseModel):
+    move: str
+    san: str
+    node: int | None = None  # selection questions: the child's id in thread 0's tree
+
+
+class QuizTallyRow(BaseModel):
+    move: str
+    san: str
+    votes: int
+
+
+class QuizOut(BaseModel):
+    """A question of the class quiz: sent when it opens, after every vote (the tally,
+    counts only), and when it closes (``answer``) or is withdrawn (``reason``)."""
+
+    type: Literal["quiz"]
+    id: int
+    kind: Literal["selection", "bestmove"]
+    state: Literal["open", "closed", "withdrawn"]
+    open: bool
+    prompt: str
+    note: str
+    fen: str  # the position the question is about
+    choices: list[QuizChoice]
+    votes: int
+    tally: list[QuizTallyRow]  # most votes first; choices nobody chose are left out
+    text: str  # the tally as one line: "Nf3 14 · e4 9 · d4 3"
+    answer: QuizChoice | None
+    right: int | None  # votes for the answer, once closed
+    reason: str | None  # why it was withdrawn
+
+
 class PongFrame(BaseModel):
     type: Literal["pong"]
     t: float | int | str | None
@@ -481,6 +570,7 @@ SERVER_FRAMES: dict[str, type[BaseModel]] = {
     "pong": PongFrame,
     "node": NodeInfoFrame,
     "race": RaceOut,
+    "quiz": QuizOut,
 }
 
 
