@@ -35,7 +35,6 @@ from engine.search.tree import (
 
 if TYPE_CHECKING:
     from engine.search.info import SearchInfo
-    from engine.search.trace import StepView
 
 #: ``ChildStats.proof`` / ``MoveStats.proof``: the game-theoretic value once it is known,
 #: for the side to move at the parent (at the root: the side to move).
@@ -270,21 +269,19 @@ class Algorithm:
             return "all children created, one chosen at random"
         return "a random untried move is added"
 
+    # ``view`` is an :class:`engine.search.trace.StepView` (typed ``Any`` here: this module
+    # is below trace.py, which imports it). None: trace.py's builder for the kind named by
+    # ``simulation`` / ``backup_rule``, which covers every algorithm so far.
     @classmethod
-    def simulation_trace(cls, view: StepView) -> dict[str, Any]:
+    def simulation_trace(cls, view: Any) -> dict[str, Any] | None:
         """The step trace's simulation phase from a leaf that is not terminal (the
-        terminal case is the same for every algorithm); by default the builder that
-        :mod:`engine.search.trace` keeps for ``simulation``'s kind."""
-        from engine.search.trace import SIMULATIONS
-
-        return SIMULATIONS[cls.simulation](view)
+        terminal case is the same for every algorithm), or None for the default."""
+        return None
 
     @classmethod
-    def backup_trace(cls, view: StepView) -> list[dict[str, Any]]:
-        """The step trace's back-propagation rows, leaf first (``backup_rule``'s builder)."""
-        from engine.search.trace import BACKUPS
-
-        return BACKUPS[cls.backup_rule](view)
+    def backup_trace(cls, view: Any) -> list[dict[str, Any]] | None:
+        """The step trace's back-propagation rows, leaf first, or None for the default."""
+        return None
 
     # ------------------------------------------------------------ UCI
     @classmethod

@@ -151,7 +151,8 @@ def build_trace(
     if view.status == SIM_TERMINAL:
         simulation = terminal_simulation(view)
     else:
-        simulation = algorithm.simulation_trace(view)
+        own = algorithm.simulation_trace(view)
+        simulation = own if own is not None else SIMULATIONS[algorithm.simulation](view)
     return StepTrace(
         algorithm.name,
         worker.thread,
@@ -161,7 +162,7 @@ def build_trace(
         _selection(view),
         _expansion(view),
         simulation,
-        algorithm.backup_trace(view),
+        _backup(view),
         stepping=algorithm.stepping,
     )
 
@@ -380,6 +381,11 @@ BACKUPS: dict[str, Callable[[StepView], list[dict[str, Any]]]] = {
     "average": average_rows,
     "negamax": negamax_rows,
 }
+
+
+def _backup(view: StepView) -> list[dict[str, Any]]:
+    own = view.algorithm.backup_trace(view)
+    return own if own is not None else BACKUPS[view.algorithm.backup_rule](view)
 
 
 def _alphabeta_trace(
