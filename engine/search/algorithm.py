@@ -118,6 +118,7 @@ class Algorithm:
       ``"negamax"`` (each value overwritten by −max of the children).
     * ``unvisited_first``: a note when the tree policy tries unvisited children in
       random order before any formula (``uct-minimax``), else None.
+    * ``race_partner``: the algorithm the race view sets against this one by default.
 
     Methods: :meth:`q` / :meth:`q_array` (a value read as an expected score),
     :meth:`display_eval`, :meth:`selection_terms` (backed by the numba selection

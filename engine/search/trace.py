@@ -120,7 +120,7 @@ def build_trace(
     iteration: int,
 ) -> StepTrace:
     if not algorithm.tree:
-        return _alphabeta_trace(algorithm, worker, stop, sans, iteration)
+        return _deepening_trace(algorithm, worker, stop, sans, iteration)
     tree = worker.tree
     used = tree.used
     before_visits = tree.visits[:used].copy()
@@ -388,10 +388,11 @@ def _backup(view: StepView) -> list[dict[str, Any]]:
     return own if own is not None else BACKUPS[view.algorithm.backup_rule](view)
 
 
-def _alphabeta_trace(
+def _deepening_trace(
     algorithm: type[Algorithm], worker: Any, stop: np.ndarray, sans: SanCache, iteration: int
 ) -> StepTrace:
-    """alphabeta has no tree to walk: a step is one more depth of iterative deepening."""
+    """A search without a tree (alphabeta) has nothing to walk: a step is one more depth
+    of iterative deepening, shown as every root move's score, bound and line."""
     before = worker.completed_depth
     nodes_before = worker.iterations
     code = worker.step(stop)
