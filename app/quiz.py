@@ -291,9 +291,10 @@ def selection_choices(details: Mapping[str, Any]) -> tuple[list[Choice], str]:
             f"the root has {total} of its {legal} moves in the tree: the next step adds an "
             "untried move instead of choosing by the formula; step until every move is added"
         )
-    choices = [
-        Choice(str(c["move"]), str(c.get("san") or c["move"]), int(c["id"])) for c in children
-    ]
+    choices = sorted(
+        (Choice(str(c["move"]), str(c.get("san") or c["move"]), int(c["id"])) for c in children),
+        key=lambda c: c.san,  # as move_choices: easy to find, no hint of the tree's order
+    )
     note = f"N = {int(details.get('visits') or 0)} at the root"
     if total > len(children):
         note += f"; the {len(children)} most visited of {total} children"

@@ -11,6 +11,7 @@ import { createCharts, createHistory, recordStats } from "./charts.js";
 import { stepsExportControl, treeExportControl } from "./export.js";
 import { createNodeCard, moverAt, qText } from "./nodecard.js";
 import { qGradient } from "./notation.js";
+import { createQuiz } from "./quiz.js";
 import { createRaceView, raceShapes } from "./race.js";
 import { capabilities, isLive, sideName, samePosition } from "./state.js";
 import { PHASE_TITLES, buildStep, highlight, isDeepening, overlay, stepNotes, stepParams, stepSummary } from "./step.js";
@@ -201,6 +202,16 @@ export function createInside({ getState, send, scheduleRender }) {
   const speedSelect = h("select", { id: "step-speed", "aria-label": "Animation speed" }, Object.keys(SPEEDS).map((k) => h("option", { value: k }, k)));
   speedSelect.value = "normal";
   const replayButton = h("button", { type: "button", title: "Play this step's four phases again" }, "↺ Replay");
+  // The class quiz (quiz.js): the room predicts the next step's pick at the root, or the
+  // engine's move; the card shows on every tab, for the player, spectators and the projector.
+  const quiz = createQuiz({ mount: document.querySelector(".panel-col") || stepPanel, send, scheduleRender });
+  const askPick = h("button", { type: "button", id: "quiz-ask-selection", title: "Ask everyone watching which child the formula picks at the root; the next Step reveals it" }, "? Quiz: next pick");
+  const askMove = h("button", { type: "button", id: "quiz-ask-bestmove", title: "Ask everyone watching which move the engine will play; its move reveals it" }, "? Quiz: engine's move");
+  askPick.addEventListener("click", () => {
+    stopAuto();
+    quiz.ask("selection");
+  });
+  askMove.addEventListener("click", () => quiz.ask("bestmove"));
   const phaseChips = PHASE_TITLES.map((t, i) => {
     const b = h("button", { type: "button", class: "chip phase-chip", dataset: { phase: String(i) } }, t);
     b.addEventListener("click", () => showPhase(i));
@@ -221,7 +232,7 @@ export function createInside({ getState, send, scheduleRender }) {
   const historyList = h("ol", { class: "step-history", id: "step-history", reversed: true });
   // The toolbar stays at the top of the window while the page follows the phases down
   // (sticky): only what a demo needs between steps; the log's export goes by the header.
-  const stepBar = h("div", { class: "step-toolbar", role: "toolbar", "aria-label": "Step controls" }, stepButton, autoButton, speedSelect, replayButton, h("span", { class: "phase-chips" }, phaseChips));
+  const stepBar = h("div", { class: "step-toolbar", role: "toolbar", "aria-label": "Step controls" }, stepButton, autoButton, speedSelect, replayButton, h("span", { class: "phase-chips" }, phaseChips), h("span", { class: "quiz-asks" }, askPick, askMove));
   const stepHead = h("div", { class: "step-head" }, stepHeader, stepsExport.root);
   stepPanel.replaceChildren(
     stepBar,
@@ -349,6 +360,9 @@ export function createInside({ getState, send, scheduleRender }) {
         I.race = frame;
         if (I.tab === "race") updateOverlay();
         return true;
+      case "quiz":
+        quiz.onFrame(frame);
+        return true;
       default:
         return false;
     }
@@ -371,6 +385,7 @@ export function createInside({ getState, send, scheduleRender }) {
   }
 
   function onError(frame) {
+    quiz.onError(frame);
     if (frame.request === "search" || frame.request === "node") stopAuto();
     if (frame.request === "node") {
       I.selected = null;
@@ -435,6 +450,12 @@ export function createInside({ getState, send, scheduleRender }) {
     const player = !!(game && game.role === "player" && st.conn === "open");
     stepButton.disabled = !player || !!(game && game.result);
     autoButton.disabled = !player || !!(game && game.result);
+    // An open selection question is answered by the next step: the button says so.
+    const asking = quiz.question && quiz.question.open && quiz.question.kind === "selection";
+    setText(stepButton, asking ? "Reveal (Step)" : "Step");
+    askPick.disabled = !player || !!(game && game.result);
+    askMove.disabled = !player || !game || !engineToMove(game);
+    quiz.render(st);
     document.body.dataset.treeNodes = String(I.tree.length);
     document.body.dataset.steps = String(I.steps.length);
     document.body.dataset.race = I.race ? (I.race.running ? "running" : "done") : "";
@@ -530,6 +551,11 @@ export function createInside({ getState, send, scheduleRender }) {
   }
 
   return { onFrame, onStats, onState, onError, escape, subscribe, render, get tab() { return I.tab; }, dispose: () => clearInterval(nodeTimer) };
+}
+
+/** Whether the engine is the one to move (the bestmove question is asked then). */
+function engineToMove(game) {
+  return !game.result && game.human !== "both" && game.human !== game.turn;
 }
 
 /** The mini tree of the step tab: the most visited few nodes, plus every highlighted one. */

@@ -1,0 +1,154 @@
+"""The class quiz in Chromium: the player and a spectator, each in their own browser
+context, vote on which child the next step picks; both (and the projector view, and a
+phone) see the tally, and the reveal shows the answer with how the room voted. Also the
+step panel's words on a tie at the top of the selection formula."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import api_create, open_game, screenshot
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def room(browser: Any) -> Iterator[Any]:
+    """``room(width, height, **context options)``: a new page in its own browser context
+    (its own cookies and storage: another person's browser); fails on any JS error."""
+    contexts: list[Any] = []
+    errors: list[str] = []
+
+    def _open(width: int = 1280, height: int = 800, **options: Any) -> Any:
+        context = browser.new_context(viewport={"width": width, "height": height}, **options)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.set_default_timeout(20_000)
+        return page
+
+    yield _open
+    for context in contexts:
+        context.close()
+    assert not errors, f"JavaScript errors on a page: {errors}"
+
+
+def _watch(page: Any, base: str, game: dict[str, Any]) -> None:
+    page.goto(f"{base}{game['url']}/watch")
+    page.wait_for_selector("body[data-conn=open][data-version]")
+
+
+def _tally(page: Any) -> str:
+    return str(page.locator("#quiz-tally-text").inner_text())
+
+
+def test_two_browsers_vote_and_everyone_sees_the_tally_and_the_answer(
+    server: str, room: Any
+) -> None:
+    game = api_create(server, human="both", algorithm="bfms")
+    player, student = room(), room()
+    projector = room(1920, 1080)
+    phone = room(360, 740, is_mobile=True, has_touch=True, device_scale_factor=2)
+    open_game(player, server, game)
+    open_game(student, server, game, token=False)
+    _watch(projector, server, game)
+    open_game(phone, server, game, token=False)
+
+    player.locator("#tab-step").click()
+    player.locator("#step-once").click()  # bfms adds every root move in its first step
+    player.wait_for_selector("body[data-steps='1']")
+    assert student.locator("#quiz-card").is_hidden()
+    player.locator("#quiz-ask-selection").click()
+    for page in (player, student, projector, phone):
+        page.locator("#quiz-card").wait_for(state="visible")
+        assert page.locator(".quiz-choice").count() == 20
+    assert player.locator("#step-once").inner_text() == "Reveal (Step)"
+    assert student.locator("#quiz-ask-selection").is_disabled()  # asking is the player's
+
+    player.locator(".quiz-choice[data-move='g1f3']").click()
+    student.locator(".quiz-choice[data-move='e2e4']").click()
+    phone.locator(".quiz-choice[data-move='g1f3']").tap()
+    for page in (player, student, projector, phone):
+        page.wait_for_function(
+            "() => document.querySelector('#quiz-tally-text').textContent === 'Nf3 2 · e4 1'"
+        )
+    # One vote each: the buttons are spent, and the voter's own choice is marked.
+    assert student.locator(".quiz-choice[data-move='e2e4']").get_attribute("aria-pressed") == "true"
+    assert student.locator(".quiz-choice[data-move='d2d4']").is_disabled()
+    assert "You voted" in student.locator("#quiz-verdict").inner_text()
+    overflow = phone.evaluate(
+        "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    )
+    assert overflow == 0, "the quiz card fits a 360 px phone"
+    screenshot(projector, "quiz-projector.png")
+    phone.locator("#quiz-card").scroll_into_view_if_needed()
+    screenshot(phone, "quiz-phone.png")
+
+    player.locator("#step-once").click()  # the reveal
+    for page in (player, student, projector):
+        page.wait_for_selector("body[data-quiz='closed']")
+        answer = page.locator(".quiz-choice.answer")
+        assert answer.count() == 1
+        verdict = page.locator("#quiz-verdict").inner_text()
+        assert verdict.startswith(f"The formula picked {answer.inner_text()}:")
+        assert "of 3 votes got it right" in verdict
+        assert _tally(page) == "Nf3 2 · e4 1"
+    picked = player.locator(".quiz-choice.answer").get_attribute("data-move")
+    chosen = player.evaluate("() => window.canopy.state.lastStep.selection[0].chosen.move")
+    assert picked == chosen  # the answer is the step's own choice at the root
+    assert player.locator("#step-once").inner_text() == "Step"
+    screenshot(projector, "quiz-answer.png")
+
+
+def test_the_step_panel_says_when_moves_tie_at_the_top(server: str, page: Any) -> None:
+    page.goto(server + "/")
+    children = [
+        {
+            "node": k + 1,
+            "move": f"m{k}",
+            "san": f"M{k}",
+            "visits": 1,
+            "value_sum": 0.5,
+            "q": 0.5,
+            "explore": 1.745,
+            "score": 2.245,
+            "winner": k == 0,
+            "chosen": k == 0,
+        }
+        for k in range(17)
+    ] + [
+        {
+            "node": 18 + k,
+            "move": f"n{k}",
+            "san": f"N{k}",
+            "visits": 2,
+            "value_sum": 0.5,
+            "q": 0.25,
+            "explore": 1.2,
+            "score": 1.45,
+            "winner": False,
+            "chosen": False,
+        }
+        for k in range(3)
+    ]
+    text = page.evaluate(
+        """async (children) => {
+          const { buildStep } = await import("/static/js/step.js");
+          const level = { node: 0, depth: 0, level: 0, visits: 20, rule: "ucb1",
+            formula: "Q + c*sqrt(2 ln N / n)", value_kind: "q", children,
+            chosen: { node: 1, move: "m0", san: "M0", depth: 1 } };
+          const step = { algorithm: "uct", iteration: 20, thread: 0,
+            fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            selection: [level], expansion: { nodes: [] }, simulation: {}, backpropagation: [] };
+          const { panels } = buildStep(step, { game: "chess", params: { c: 0.707 }, threads: 1 });
+          return panels[0].textContent;
+        }""",
+        children,
+    )
+    assert "17 moves tie at 2.245; the first in list order is taken." in text
+    assert "… and 9 more moves tied at the top, 3 more moves with lower UCB1." in text
+    assert "with lower scores" not in text
+    assert "shared with 16 other moves (the first in list order is taken)" in text
