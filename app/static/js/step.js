@@ -116,7 +116,6 @@ function formulaTable(step, level, ctx) {
       cells.map((v, k) => h("td", { class: k === 0 ? "san" : k === cells.length - 1 ? "mark" : "num" }, v)),
     );
   });
-  const more = rows.length - shown.length + (level.children_trimmed || 0);
   return h(
     "div",
     { class: "formula-wrap" },
@@ -127,8 +126,45 @@ function formulaTable(step, level, ctx) {
       h("thead", {}, h("tr", {}, head.map((t, k) => h("th", { class: k === 0 ? "" : "num" }, t)))),
       h("tbody", {}, body),
     ),
-    more > 0 ? h("p", { class: "hint" }, `… and ${more} more move${more === 1 ? "" : "s"} with lower scores.`) : null,
+    ...selectionNotes(level.children || [], rows, shown.length, level.children_trimmed || 0, byEval),
   );
+}
+
+/** Two scores the formula cannot tell apart (null: infinite, an unvisited child). */
+function sameScore(a, b) {
+  if (a === null || b === null) return a === b;
+  return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a));
+}
+
+/** What the formula table leaves out, said truthfully: a tie at the top (the search takes
+ * the first tied child in list order — the tree's order of the children, `listed`, not
+ * the table's), and the rows not shown: tied with the winner, lower, or not sent at all.
+ * `rows` are the children sorted best first; the frame's scores are rounded, so a tie
+ * whose winner is not the first in list order differed in digits the frame dropped. */
+export function selectionNotes(listed, rows, shownCount, trimmed, byEval = false) {
+  const notes = [];
+  if (!rows.length) return notes;
+  const top = rows[0].score;
+  const tied = rows.filter((c) => sameScore(c.score, top)).length;
+  if (tied > 1) {
+    const at = top === null ? "∞ (all unvisited)" : fixed(top);
+    const first = listed.find((c) => sameScore(c.score, top));
+    const winner = listed.find((c) => c.winner);
+    const text = !winner || first === winner
+      ? `${tied} moves tie at ${at}; the first in list order is taken.`
+      : `${tied} moves show ${at}; their exact scores differ in later digits, and the largest, ${winner.san}, is taken.`;
+    notes.push(h("p", { class: "tie" }, text));
+  }
+  const hidden = rows.slice(shownCount);
+  const hiddenTied = hidden.filter((c) => sameScore(c.score, top)).length;
+  const lower = hidden.length - hiddenTied;
+  const parts = [];
+  const moves = (n) => `${n} more move${n === 1 ? "" : "s"}`;
+  if (hiddenTied) parts.push(`${moves(hiddenTied)} tied at the top`);
+  if (lower) parts.push(`${moves(lower)} with lower ${byEval ? "scores" : "UCB1"}`);
+  if (trimmed) parts.push(`${moves(trimmed)} not sent (wide level)`);
+  if (parts.length) notes.push(h("p", { class: "hint" }, `… and ${parts.join(", ")}.`));
+  return notes;
 }
 
 function workedExample(step, level, c, ctx) {
@@ -139,11 +175,20 @@ function workedExample(step, level, c, ctx) {
     if (!c.visits) {
       return `${c.san} wins: never visited, it scores eval + FPU = ${signed(c.value, 3)} + ${fixed(c.explore)} = ${fixed(c.score)}.`;
     }
-    return `${c.san} wins: ${signed(c.value, 3)} + ${C}·√(ln ${np} / ${c.visits}) = ${signed(c.value, 3)} + ${fixed(c.explore)} = ${fixed(c.score)}, the largest score.`;
+    return `${c.san} wins: ${signed(c.value, 3)} + ${C}·√(ln ${np} / ${c.visits}) = ${signed(c.value, 3)} + ${fixed(c.explore)} = ${fixed(c.score)}, ${largest(level, c, "score")}.`;
   }
   if (!c.visits) return `${c.san} wins: a child never visited scores infinity, so every move is tried once before any is tried twice.`;
   const cParam = params.c !== undefined ? fixed(params.c, 2) : "c";
-  return `${c.san} wins: ${fixed(c.value_sum, 2)}/${c.visits} + ${cParam}·√(2·ln ${np} / ${c.visits}) = ${fixed(c.q)} + ${fixed(c.explore)} = ${fixed(c.score)}, the largest UCB1.`;
+  return `${c.san} wins: ${fixed(c.value_sum, 2)}/${c.visits} + ${cParam}·√(2·ln ${np} / ${c.visits}) = ${fixed(c.q)} + ${fixed(c.explore)} = ${fixed(c.score)}, ${largest(level, c, "UCB1")}.`;
+}
+
+/** "the largest UCB1", or, on a tie, that the winner shares it and comes first in the list. */
+function largest(level, winner, label) {
+  const others = (level.children || []).filter((c) => c !== winner && sameScore(c.score, winner.score)).length;
+  if (!others) return `the largest ${label}`;
+  const first = (level.children || []).find((c) => sameScore(c.score, winner.score));
+  if (first !== winner) return `the largest ${label} (others round to the same figure)`;
+  return `the largest ${label}, shared with ${others} other move${others === 1 ? "" : "s"} (the first in list order is taken)`;
 }
 
 function expansionPanel(step, ctx) {
