@@ -246,6 +246,8 @@ def describe_validation_error(exc: ValidationError, *, skip_first: bool = True) 
             parts.append(f"field '{field}' is required")
         elif kind == "extra_forbidden":
             parts.append(f"unknown field '{field}'")
+        elif kind == "value_error" and not loc:  # a rule across fields: its own sentence
+            parts.append(str(err.get("ctx", {}).get("error") or err["msg"]))
         else:
             parts.append(f"field '{field}': {err['msg']}")
     return "; ".join(parts) or "invalid frame"

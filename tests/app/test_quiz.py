@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from app.quiz import PREDICT_BURST, PREDICT_RATE, Choice, Quiz, QuizError
 from tests.app.conftest import Frame, Socket, game_state, new_game
 
 
@@ -179,3 +182,57 @@ def test_a_search_withdraws_a_selection_question(client, connect) -> None:
     withdrawn = _quiz(watcher, lambda f: f["state"] == "withdrawn")
     assert withdrawn["id"] == question["id"] and "tree" in withdrawn["reason"]
     player.send({"type": "search", "action": "stop"})
+
+
+# ---------------------------------------------------------------- the quiz on its own
+
+
+class _Conn:
+    """A stand-in for a connection: the quiz only tells voters apart."""
+
+
+def _quiz_with(choices: list[tuple[str, str]]) -> tuple[Quiz, list[dict[str, Any]], list[float]]:
+    sent: list[dict[str, Any]] = []
+    now = [0.0]
+    quiz = Quiz(sent.append, clock=lambda: now[0])
+    quiz.open("bestmove", "8/8/8/8/8/8/8/8 w - - 0 1", [Choice(m, s) for m, s in choices])
+    return quiz, sent, now
+
+
+def test_the_tally_counts_votes_most_first_and_names_no_voter() -> None:
+    quiz, sent, _now = _quiz_with([("d2d4", "d4"), ("e2e4", "e4"), ("g1f3", "Nf3")])
+    qid = sent[-1]["id"]
+    for move in ("g1f3", "e2e4", "g1f3", "d2d4", "g1f3", "e2e4"):
+        quiz.vote(_Conn(), qid, move, None)  # type: ignore[arg-type]
+    frame = sent[-1]
+    assert frame["text"] == "Nf3 3 · e4 2 · d4 1" and frame["votes"] == 6
+    assert all(set(row) == {"move", "san", "votes"} for row in frame["tally"])
+    quiz.reveal("bestmove", "e2e4")
+    assert sent[-1]["answer"] == {"move": "e2e4", "san": "e4"} and sent[-1]["right"] == 2
+    assert quiz.reveal("bestmove", "d2d4") is None  # a closed question stays as it closed
+
+
+def test_the_predict_bucket_refuses_a_burst_and_refills_with_time() -> None:
+    quiz, sent, now = _quiz_with([("e2e4", "e4")])
+    conn = _Conn()
+    codes = []
+    for _ in range(PREDICT_BURST + 1):
+        try:
+            quiz.vote(conn, sent[-1]["id"], "e2e4", None)  # type: ignore[arg-type]
+            codes.append("ok")
+        except QuizError as exc:
+            codes.append(exc.code)
+    assert codes == ["ok"] + ["already_voted"] * (PREDICT_BURST - 1) + ["rate_limited"]
+    now[0] += 1.0 / PREDICT_RATE  # one more token
+    with pytest.raises(QuizError) as refused:
+        quiz.vote(conn, sent[-1]["id"], "e2e4", None)  # type: ignore[arg-type]
+    assert refused.value.code == "already_voted"
+
+
+def test_a_vote_naming_a_node_and_another_move_is_refused() -> None:
+    sent: list[dict[str, Any]] = []
+    quiz = Quiz(sent.append)
+    quiz.open("selection", "fen", [Choice("e2e4", "e4", 3), Choice("g1f3", "Nf3", 5)])
+    with pytest.raises(QuizError, match="node 3 is e2e4, not g1f3"):
+        quiz.vote(_Conn(), 1, "g1f3", 3)  # type: ignore[arg-type]
+    assert sent[-1]["votes"] == 0
