@@ -379,6 +379,13 @@ class LiveGame:
                 and same_position(info.fen, self.session.fen)
                 and not self.session.is_over
             ):
+                if self.quiz.is_open("bestmove"):
+                    # The room is still voting on this move: the engine waits, paused,
+                    # until the player reveals it ("go", Move now).
+                    self.paused = True
+                    self.version += 1
+                    self.broadcast_state()
+                    return
                 await self.play_engine(info)
             else:
                 self.version += 1

@@ -7,7 +7,8 @@ watching, player and spectators alike, votes from their own browser with a
 ``predict`` frame. Each vote is answered by a broadcast of the tally (counts only,
 never who voted what). The question closes at the reveal: the next step's selection
 (the server takes that step only when asked, so nobody can read the answer early
-from the websocket), or the engine's move. Anything else that changes what the
+from the websocket), or the engine's move (which waits, once its budget is spent, until
+the player reveals it). Anything else that changes what the
 question is about (another position, a search that grows the tree, new settings)
 withdraws it.
 
@@ -267,6 +268,10 @@ class Quiz:
         """The position changed: withdraw an open question and drop the last one's result."""
         self.withdraw("the position changed")
         self.current = None
+
+    def is_open(self, kind: Kind) -> bool:
+        """Whether a question of ``kind`` is waiting for its reveal."""
+        return self.current is not None and self.current.is_open and self.current.kind == kind
 
     def frame(self) -> dict[str, Any] | None:
         """The current question's frame, for a watcher who just arrived."""

@@ -148,17 +148,25 @@ def test_a_selection_question_needs_a_fully_expanded_root(client, connect) -> No
     assert err["code"] == "quiz_unavailable" and "engine's move" in err["message"]
 
 
-def test_a_bestmove_question_closes_with_the_engines_move(client, connect) -> None:
-    game = new_game(client, human="black", algorithm="uct", movetime_ms=5000)
+def test_a_bestmove_question_holds_the_engines_move_until_the_reveal(client, connect) -> None:
+    game = new_game(client, human="black", algorithm="uct", movetime_ms=200)
     player, watcher = connect(game), connect(game, token=False)
-    player.state(lambda f: f["search"]["status"] == "running")
+    player.send({"type": "search", "action": "stop"})  # the engine, on its move, pauses
+    player.state(lambda f: f["search"]["paused"] and f["search"]["status"] == "idle")
     player.send({"type": "quiz", "action": "ask", "kind": "bestmove"})
     question = _quiz(watcher)
     assert question["kind"] == "bestmove" and len(question["choices"]) == 20
     assert "node" not in question["choices"][0]
     watcher.send({"type": "predict", "question": question["id"], "move": "e2e4"})
     _quiz(player, lambda f: f["votes"] == 1)
-    player.send({"type": "go"})
+
+    player.send({"type": "search", "action": "start"})  # it thinks, the room watches
+    player.state(lambda f: f["search"]["status"] == "running")
+    held = player.state(lambda f: f["search"]["status"] == "idle", timeout=60)
+    assert held["ply"] == 0 and held["search"]["paused"]  # spent its budget, and waits
+    assert game_state(client, game["id"])["moves"] == []
+
+    player.send({"type": "go"})  # Move now: the reveal
     closed = _quiz(watcher, lambda f: not f["open"])
     played = watcher.state(lambda f: f["ply"] == 1)["last_move"]
     assert closed["answer"]["move"] == played

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import api_create, open_game, screenshot
+from tests.browser.conftest import api_create, click_move, open_game, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -101,6 +101,37 @@ def test_two_browsers_vote_and_everyone_sees_the_tally_and_the_answer(
     assert picked == chosen  # the answer is the step's own choice at the root
     assert player.locator("#step-once").inner_text() == "Step"
     screenshot(projector, "quiz-answer.png")
+
+
+def test_the_room_predicts_the_engines_move_and_its_move_is_the_reveal(
+    server: str, room: Any
+) -> None:
+    game = api_create(server, human="white", algorithm="uct", movetime_ms=4000)
+    player, student = room(), room()
+    open_game(player, server, game)
+    _watch(student, server, game)
+    player.locator("#tab-step").click()
+    assert player.locator("#quiz-ask-bestmove").is_disabled()  # the human's move
+    click_move(player, "e2e4")
+    player.wait_for_selector("body[data-status='running']")  # the engine thinks 4 s
+    player.locator("#quiz-ask-bestmove").click()
+    student.locator("#quiz-card[data-kind='bestmove']").wait_for(state="visible")
+    assert student.locator(".quiz-choice").count() == 20
+    student.locator(".quiz-choice[data-move='e7e5']").click()
+    player.wait_for_function(
+        "() => document.querySelector('#quiz-tally-text').textContent === 'e5 1'"
+    )
+    # Its budget spent, the engine waits for the reveal instead of moving.
+    player.wait_for_function(
+        "() => document.querySelector('#quiz-verdict').textContent.startsWith('The engine waits')"
+    )
+    assert player.evaluate("() => window.canopy.state.game.ply") == 1
+    player.locator("#btn-go").click()
+    for page in (player, student):
+        page.wait_for_selector("body[data-quiz='closed'][data-ply='2']")
+        played = page.evaluate("() => window.canopy.state.game.last_move")
+        assert page.locator(".quiz-choice.answer").get_attribute("data-move") == played
+        assert page.locator("#quiz-verdict").inner_text().startswith("The engine played")
 
 
 def test_the_step_panel_says_when_moves_tie_at_the_top(server: str, page: Any) -> None:

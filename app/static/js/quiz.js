@@ -134,15 +134,22 @@ export function createQuiz({ mount, send, scheduleRender }) {
         );
       }),
     );
-    setText(verdict, verdictText(q, voted));
+    setText(verdict, verdictText(q, voted, game));
   }
 
   return { onFrame, onError, ask, render, get question() { return question; } };
 }
 
 /** One line under the choices: how to vote, or the answer and how the room did. */
-function verdictText(q, voted) {
+function verdictText(q, voted, game) {
   const votes = `${q.votes} vote${q.votes === 1 ? "" : "s"}`;
+  // A bestmove question holds the engine's move once its budget is spent (the server
+  // pauses it): the player reveals it with Move now.
+  const held = q.open && q.kind === "bestmove" && game.search.status === "idle" && game.search.paused;
+  if (held) {
+    const how = game.role === "player" ? "press Move now (G) to reveal its move" : "the player reveals its move";
+    return `The engine waits: ${how}. ${votes} so far.`;
+  }
   if (q.state === "withdrawn") return `Withdrawn: ${q.reason || "the question no longer applies"}.`;
   if (q.state === "closed" && q.answer) {
     const you = voted === undefined ? "" : voted === q.answer.move ? " You got it." : " Not your pick this time.";
