@@ -332,6 +332,22 @@ function simulationPanel(step, ctx) {
           h("dd", {}, h("strong", {}, fixed(sim.reward, 3)), ` for ${leafMover}`),
         ),
       ];
+    case "quiescence": {
+      const line = formatLine(sim.san || [], step.leaf_fen, { max: 40 });
+      return [
+        h("p", { class: "lede" }, `Instead of a random playout, ${leafLine} is scored by a quiescence search: the captures play out until the position is quiet, where the evaluation scores it.`),
+        h("p", {}, sim.note || ""),
+        h("p", { class: "playout" }, sim.cached ? "(from the table: no line)" : line || "(already quiet: the evaluation scores the leaf itself)"),
+        h(
+          "dl",
+          { class: "facts" },
+          h("dt", {}, "score"),
+          h("dd", {}, `${signed(sim.score, 3)} for ${leafMover} (in [−1, 1])`),
+          h("dt", {}, "reward"),
+          h("dd", {}, h("strong", {}, fixed(sim.reward, 3)), ` for ${leafMover} ((1 + score) / 2)`),
+        ),
+      ];
+    }
     case "terminal":
       return [
         h("p", { class: "lede" }, `${leafLine} is a finished game, so there is nothing to simulate: its result is the reward.`),
@@ -440,7 +456,7 @@ export function stepSummary(step) {
   const added = step.expansion && step.expansion.nodes ? step.expansion.nodes.length : 0;
   if (added) parts.push(`+${added}`);
   if (sim.kind === "playout") parts.push(`${sim.result}`);
-  else if (sim.kind === "minimax") parts.push(`score ${signed(sim.score, 2)}`);
+  else if (sim.kind === "minimax" || sim.kind === "quiescence") parts.push(`score ${signed(sim.score, 2)}`);
   else if (sim.kind === "terminal") parts.push("game over");
   return parts.join(" · ");
 }

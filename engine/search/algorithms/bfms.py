@@ -9,6 +9,14 @@ then back up: every node on the path gets a visit and its value is
 *overwritten* by ``−max(children's values)`` (negamax), leaf to root.
 Final move: the root child maximising ``eval + ln(visits)``.
 Defaults C = 1.5, FPU = 0.5.
+
+``leaf=quiescence`` scores each new child by a quiescence search instead of its
+static evaluation — Eta's design, Best-First Minimax with UCT selection and
+quiescence at the leaves. ``solver=true`` marks proven nodes with MCTS-Solver's
+rules (a terminal child; a child proven won for its mover; every child proven): a
+proven node is neither expanded nor re-scored, and the search stops once the root is
+proven. The defaults (``leaf=static, solver=false``) are the classic algorithm,
+unchanged; docs/algorithms.md gives the measured effect of each.
 """
 
 from __future__ import annotations
@@ -26,22 +34,36 @@ from engine.search.algorithm import (
     Worker,
     proof_from_value,
 )
+from engine.search.alphabeta_core import ABORTED, SearchContext
 from engine.search.codes import (
     DONE,
     F_SCORE,
     GO_ON,
     MAX_PATH,
     SIM_TERMINAL,
+    SOLVED,
+    STOPPED,
     T_PATH_LEN,
     T_SIM_STATUS,
 )
 from engine.search.params import ParamSpec
-from engine.search.parts.backup import backup_negamax
-from engine.search.parts.expand import expand_all
+from engine.search.parts.backup import backup_negamax, backup_negamax_proofs
+from engine.search.parts.expand import expand_all, expand_all_quiescence
 from engine.search.parts.final import value_plus_log_visits
 from engine.search.parts.path import HIST_MAX, begin, descend, guard, record_new
 from engine.search.parts.select import bfms_score, select_bfms
-from engine.search.tree import FIRST_CHILD, FLAGS, META, NONE, ROOT, TERMINAL, USED, VALUE, Tree
+from engine.search.tree import (
+    FIRST_CHILD,
+    FLAGS,
+    META,
+    NONE,
+    PROVEN,
+    ROOT,
+    TERMINAL,
+    USED,
+    VALUE,
+    Tree,
+)
 
 
 @njit(cache=True, nogil=True)
@@ -51,26 +73,50 @@ def bfms_iteration(
     scratch: tuple,
     c: float,
     fpu: float,
-) -> None:
+    ctx: tuple,
+    quiesce: bool,
+    solver: bool,
+) -> bool:
+    """One iteration; False when the stop flag cut a leaf's quiescence search short
+    (its expansion is undone and nothing is backed up)."""
     s, moves, child_state, child_moves, _hist, _record, path, info, finfo, keys = scratch
     flags = tree[FLAGS]
     length = begin(root, s, path, info, keys)
     node = ROOT
-    while length < MAX_PATH - 1 and not (flags[node] & TERMINAL):
+    stop_at = TERMINAL | PROVEN if solver else TERMINAL
+    while length < MAX_PATH - 1 and not (flags[node] & stop_at):
         if tree[FIRST_CHILD][node] == NONE:
             first_new = tree[META][USED]
-            count = expand_all(
-                tree, node, s, moves, child_state, child_moves, True, keys, HIST_MAX + length - 1
-            )
+            index = HIST_MAX + length - 1
+            if quiesce:
+                count = expand_all_quiescence(
+                    tree, node, s, moves, child_state, child_moves, keys, index, ctx
+                )
+                if count < 0:
+                    return False
+            else:
+                count = expand_all(
+                    tree, node, s, moves, child_state, child_moves, True, keys, index
+                )
             if count:
                 record_new(info, first_new, count)
+                if solver:
+                    for child in range(first_new, first_new + count):
+                        if flags[child] & TERMINAL:
+                            flags[child] |= PROVEN
             break
         node = select_bfms(tree, node, c, fpu)
         length = descend(tree, node, s, path, length, keys)
     info[T_PATH_LEN] = length
     info[T_SIM_STATUS] = SIM_TERMINAL if flags[node] & TERMINAL else 0
-    backup_negamax(tree, node)
+    if solver:
+        if flags[node] & TERMINAL:
+            flags[node] |= PROVEN
+        backup_negamax_proofs(tree, node)
+    else:
+        backup_negamax(tree, node)
     finfo[F_SCORE] = tree[VALUE][node]
+    return True
 
 
 @njit(cache=True, nogil=True)
@@ -78,16 +124,21 @@ def bfms_run(
     tree: tuple,
     root: np.ndarray,
     scratch: tuple,
+    ctx: tuple,
     kparams: np.ndarray,
     max_iters: int,
     stop: np.ndarray,
 ) -> tuple[int, int]:
     c, fpu = kparams[0], kparams[1]
+    quiesce, solver = kparams[2] != 0.0, kparams[3] != 0.0
     for it in range(max_iters):
         code = guard(tree, stop, MAX_MOVES)
         if code != GO_ON:
             return it, code
-        bfms_iteration(tree, root, scratch, c, fpu)
+        if solver and tree[FLAGS][ROOT] & PROVEN:
+            return it, SOLVED
+        if not bfms_iteration(tree, root, scratch, c, fpu, ctx, quiesce, solver):
+            return it, STOPPED
     return max_iters, DONE
 
 
@@ -107,6 +158,17 @@ class BFMS(Algorithm):
         ParamSpec(
             "fpu", "float", 0.5, "first-play urgency: the bonus of an unvisited child",
             min=-2.0, max=2.0,
+        ),
+        ParamSpec(
+            "leaf", "choice", "static",
+            "how each new child is scored: the static evaluation, or a quiescence search "
+            "(captures, promotions, evasions; Eta's design)",
+            choices=("static", "quiescence"),
+        ),
+        ParamSpec(
+            "solver", "bool", False,
+            "prove wins, losses and draws (MCTS-Solver's rules): a proven node is "
+            "neither expanded nor re-scored, and the search stops once the root is proven",
         ),
     )  # fmt: skip
     free_per_iteration = MAX_MOVES
@@ -137,7 +199,10 @@ class BFMS(Algorithm):
 
     @classmethod
     def kernel_params(cls, params: dict[str, Any]) -> np.ndarray:
-        return np.array([params["C"], params["fpu"]], dtype=np.float64)
+        return np.array(
+            [params["C"], params["fpu"], params["leaf"] == "quiescence", params["solver"]],
+            dtype=np.float64,
+        )
 
     @classmethod
     def selection_terms(
@@ -171,11 +236,17 @@ class BFMS(Algorithm):
     def make_worker(
         cls, root: np.ndarray, params: dict[str, Any], seed: int, thread: int, node_budget: int
     ) -> Worker:
-        return Worker(cls, root, params, seed, thread, node_budget)
+        worker = Worker(cls, root, params, seed, thread, node_budget)
+        worker.extra = SearchContext(tt_bits=8)  # the leaves' quiescence searches
+        return worker
 
     @classmethod
     def run_kernel(
         cls, worker: Worker, max_iters: int, stop: np.ndarray, trace: bool
     ) -> tuple[int, int]:
         w = worker
-        return bfms_run(w.tree.arrays, w.root, w.scratch(trace), w.kparams, max_iters, stop)
+        w.extra.stop = stop  # the quiescence searches poll the controller's stop flag
+        w.extra.stats[ABORTED] = 0
+        return bfms_run(
+            w.tree.arrays, w.root, w.scratch(trace), w.extra.arrays, w.kparams, max_iters, stop
+        )

@@ -5,8 +5,8 @@ The same tree, visits and averages as ``uct``; what changes is each part:
 * **Selection** — PUCT over a blend of two values: ``(1 − α)·Q + α·minimax +
   c·P·sqrt(N) / (1 + n)``, ``Q`` the child's mean reward, ``minimax`` its implicit
   minimax value (below) read as an expected score, ``P`` its prior. A child not yet
-  evaluated is taken to be worth the chooser's own mean reward less ``fpu``
-  (first-play urgency). A move proven lost is never chosen.
+  evaluated is taken to be worth the parent's own leaf evaluation (for the chooser)
+  less ``fpu`` (first-play urgency). A move proven lost is never chosen.
 * **Expansion** — on a node's second visit every child is created with a move-ordering
   prior (:mod:`~engine.search.parts.prior`: captures by victim and exchange, promotions,
   checks, pieces saved or put en prise; softmax at ``prior_temp`` centipawns); a child
@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from engine.core.convert import move_to_uci
 from engine.core.state import MAX_MOVES
 from engine.search.algorithm import (
     NOT_PROVEN,
@@ -239,12 +240,17 @@ class MCTSScratch:
 
 @dataclass(frozen=True)
 class MCTSChildStats(ChildStats):
-    """A child's numbers plus what its PUCT score needs: its prior, and the value an
-    unevaluated child is taken at (the parent's first-play urgency)."""
+    """A child's numbers plus what its PUCT score needs: its prior, the value it is taken
+    at while unevaluated (its parent's first-play urgency, fixed once the parent is
+    evaluated), and whether it was evaluated without a visit (a game over at once)."""
 
     prior: float = 0.0
     urgency: float = 0.5
-    evaluated: bool = False
+    evaluated_unvisited: bool = False
+
+    @property
+    def evaluated(self) -> bool:
+        return self.visits > 0 or self.evaluated_unvisited
 
 
 class MCTSWorker(Worker):
@@ -268,7 +274,7 @@ class MCTSWorker(Worker):
             **{**stats.__dict__, "proof": proof, "mate": mate},
             prior=float(t.prior[node]),
             urgency=urgency,
-            evaluated=bool(t.flags[node] & EVALUATED),
+            evaluated_unvisited=bool(t.flags[node] & EVALUATED) and stats.visits == 0,
         )
 
 
@@ -301,7 +307,8 @@ class MCTS(Algorithm):
         ),
         ParamSpec(
             "fpu", "float", 0.1,
-            "first-play urgency: an unvisited child counts as the parent's Q less this",
+            "first-play urgency: an unvisited child counts as the parent's own evaluation "
+            "(as an expected score) less this",
             min=-1.0, max=1.0,
         ),
         ParamSpec(
@@ -341,6 +348,15 @@ class MCTS(Algorithm):
     free_per_iteration = MAX_MOVES
     pv_needs_visits = False  # a mate in one is proven unvisited; pv_key ranks it first
     keeps_proofs = True
+    value_kind = "q"
+    selection_rule = "puct"
+    formula = "(1 − α)·Q + α·minimax + c·P·sqrt(N_parent) / (1 + N)  (unevaluated: urgency)"
+    exploit_label = "(1−α)·Q+α·mm"
+    score_label = "PUCT"
+    selection_params = ("c_puct", "alpha", "fpu")
+    simulation = "quiescence"
+    backup_rule = "average"
+    race_partner = "uct"  # the textbook algorithm against the one built for strength
 
     @classmethod
     def kernel_params(cls, params: dict[str, Any]) -> np.ndarray:
@@ -354,6 +370,17 @@ class MCTS(Algorithm):
         return kp
 
     # ------------------------------------------------------------ reading the tree
+    @staticmethod
+    def q(child: ChildStats) -> float:
+        """The mean reward; a proven child reads as its result (1, ½, 0) even unvisited."""
+        if child.proof == PROVEN_WIN:
+            return 1.0
+        if child.proof == PROVEN_LOSS:
+            return 0.0
+        if child.proof == PROVEN_DRAW and not child.visits:
+            return 0.5
+        return child.value_sum / child.visits if child.visits else 0.5
+
     @staticmethod
     def display_eval(child: ChildStats) -> float:
         """The implicit minimax value: an evaluation in [-1, 1], or a proven game value."""
@@ -410,6 +437,82 @@ class MCTS(Algorithm):
         if tree.flags[node] & PROVEN and value < -WIN / 2:
             return -1.0e12 + value
         return float(tree.visits[node]) if tree.visits[node] else -1.0
+
+    # ------------------------------------------------------------ step trace
+    @classmethod
+    def expansion_note(cls, new_count: int) -> str:
+        return (
+            f"all {new_count} children created with their priors; the one with the best "
+            "PUCT score (unevaluated: urgency + c·P·sqrt(N)) is evaluated"
+        )
+
+    @classmethod
+    def selection_row(cls, child: ChildStats, terms: SelectionTerms) -> dict[str, Any]:
+        row = super().selection_row(child, terms)
+        if isinstance(child, MCTSChildStats):
+            row.update(
+                prior=child.prior,
+                evaluated=child.evaluated,
+                minimax=child.value if child.evaluated else None,
+                q_mean=child.value_sum / child.visits if child.visits else None,
+            )
+        row.update(proof=child.proof, mate=child.mate)
+        return row
+
+    @classmethod
+    def simulation_trace(cls, view: Any) -> dict[str, Any] | None:
+        """The quiescence line from the leaf (captures, promotions, evasions, early
+        checks) and its score, or the table's cached score, and the reward."""
+        worker, tree = view.worker, view.tree
+        plies = int(worker.info[T_SIM_PLIES])
+        moves = [move_to_uci(int(m)) for m in worker.record[:plies]]
+        path_moves = [move_to_uci(int(tree.move[n])) for n in view.path[1:]]
+        san = view.sans.line(path_moves + moves)[len(path_moves) :]
+        cached = view.status == SIM_CACHED
+        leaf = view.params["leaf"]
+        if cached:
+            note = "the position's score was in the table of leaf evaluations (a transposition)"
+        elif leaf == "quiescence":
+            note = (
+                "quiescence search: captures and promotions (every evasion in check, quiet "
+                "checks in its first plies) until the position is quiet, then the evaluation"
+            )
+        else:
+            note = "the static evaluation of the leaf"
+        return {
+            "kind": "quiescence" if leaf == "quiescence" else "evaluation",
+            "leaf": view.name(view.leaf),
+            "moves": moves,
+            "san": list(san),
+            "score": float(worker.finfo[F_SCORE]),
+            "reward": view.reward,
+            "cached": cached,
+            "note": note,
+        }
+
+    @classmethod
+    def backup_trace(cls, view: Any) -> list[dict[str, Any]] | None:
+        """UCT's averaging rows, each with the node's implicit minimax value before and
+        after and its proof (a proof found now says so)."""
+        from engine.search.trace import average_rows
+
+        rows = average_rows(view)
+        tree = view.tree
+        for row in rows:
+            node = row["node"]
+            existed = node < view.used
+            row["rule"] = "average + minimax"
+            row["minimax_before"] = float(view.before_value[node]) if existed else None
+            row["minimax_after"] = float(tree.value[node])
+            proven = bool(tree.flags[node] & PROVEN)
+            row["proof"] = (
+                {1: PROVEN_WIN, -1: PROVEN_LOSS}.get(int(tree.outcome[node]), PROVEN_DRAW)
+                if proven
+                else NOT_PROVEN
+            )
+            value = float(tree.value[node])
+            row["mate"] = mate_plies(value) if proven and is_mate_score(value) else None
+        return rows
 
     # ------------------------------------------------------------ running
     @classmethod

@@ -63,6 +63,20 @@ def backup_negamax(tree: tuple, node: int) -> None:
 
 
 @njit(cache=True, nogil=True)
+def backup_negamax_proofs(tree: tuple, node: int) -> None:
+    """bfms with proofs: :func:`backup_negamax`, then each path node's proof from its
+    children (MCTS-Solver's rules; a proven node's value is the same negamax)."""
+    parent, visits, value = tree[PARENT], tree[VISITS], tree[VALUE]
+    first_child, flags = tree[FIRST_CHILD], tree[FLAGS]
+    while node != NONE:
+        visits[node] += 1
+        if first_child[node] != NONE and not (flags[node] & (TERMINAL | PROVEN)):
+            value[node] = negamax_of_children(tree, node)
+            prove(tree, node)
+        node = parent[node]
+
+
+@njit(cache=True, nogil=True)
 def backup_solver(tree: tuple, path: np.ndarray, length: int, reward: float, solver: bool) -> None:
     """mcts: average the reward up the path (flipped at each ply, as in UCT) and, above the
     leaf, refresh each node's implicit minimax value and — with ``solver`` — its proof.

@@ -16,22 +16,28 @@ from numba import njit
 from engine.core.bits import rng_below
 from engine.core.games import in_check, legal_moves, make_move, result, status
 from engine.core.state import HASH, ONGOING, TURN
+from engine.search.alphabeta_core import ABORTED, qsearch
+from engine.search.alphabeta_core import INF as QINF
 from engine.search.evaluation import evaluate, game_value
 from engine.search.parts.path import HIST_MAX, repeated
 from engine.search.parts.prior import move_gain, normalise_priors
 from engine.search.tree import (
     DEPTH,
+    DEPTH_SUM,
     EVAL,
     EVALUATED,
     FIRST_CHILD,
     FLAGS,
+    META,
     MOVE,
     NEXT_SIBLING,
     NONE,
+    NUM_CHILDREN,
     NUM_LEGAL,
     OUTCOME,
     PRIOR,
     TERMINAL,
+    USED,
     VALUE,
     add_child,
 )
@@ -172,4 +178,47 @@ def expand_with_priors(
         if code != ONGOING:
             mark_position(tree, child, child_state, 0, code)
     normalise_priors(tree, node, temperature, uniform, mix)
+    return n
+
+
+@njit(cache=True, nogil=True)
+def expand_all_quiescence(
+    tree: tuple,
+    node: int,
+    s: np.ndarray,
+    moves: np.ndarray,
+    child_state: np.ndarray,
+    child_moves: np.ndarray,
+    keys: np.ndarray,
+    index: int,
+    ctx: tuple,
+) -> int:
+    """:func:`expand_all` with ``evaluate_children``, each child's ``value`` being its
+    quiescence score (:func:`engine.search.alphabeta_core.qsearch`, clamped to [-1, 1];
+    ``eval`` keeps the static evaluation). Returns -1, with every child it made removed
+    again, when the controller's stop cut a quiescence search short."""
+    n = legal_moves(s, moves)
+    if mark_position(tree, node, s, n, status(s, n)):
+        return 0
+    meta = tree[META]
+    first_new = meta[USED]
+    depth = tree[DEPTH][node] + 1
+    for i in range(n):
+        child = add_child(tree, node, moves[i])
+        child_state[:] = s
+        make_move(child_state, moves[i])
+        tree[EVAL][child] = -evaluate(child_state)
+        tree[FLAGS][child] |= EVALUATED
+        if look(tree, child, child_state, child_moves, keys, index + 1):
+            tree[VALUE][child] = game_value(tree[OUTCOME][child], depth)
+            continue
+        ctx[0][0] = child_state
+        score = qsearch(ctx, 0, -QINF, QINF, depth, 0)
+        if ctx[11][ABORTED]:
+            meta[USED] = first_new  # the children made so far go again
+            meta[DEPTH_SUM] -= depth * (i + 1)
+            tree[FIRST_CHILD][node] = NONE
+            tree[NUM_CHILDREN][node] = 0
+            return -1
+        tree[VALUE][child] = -min(1.0, max(-1.0, score))
     return n

@@ -9,8 +9,9 @@ centipawns for the side making it:
 * minus what the moved piece risks on its new square: nothing when no enemy
   piece attacks it, all of it when it is undefended, else what it is worth
   above its cheapest attacker (a one-exchange static estimate, SEE-lite);
-* plus what it risked on its old square, by the same rule (a threatened piece
-  that steps away is saved);
+* plus half what it risked on its old square, by the same rule (a threatened
+  piece that steps away is saved; half, because taking the attacker often saves it
+  too, and that capture must not rank below the escape);
 * plus a bonus for giving check.
 
 The priors are a softmax of the gains at a temperature (centipawns): ``exp(g /
@@ -77,7 +78,7 @@ def move_gain(s: np.ndarray, child: np.ndarray, m: int) -> float:
         worth = PIECE_CP[promo]
     if mover != KING:
         gain -= exposure(child, to, worth, 1 - us)
-        gain += exposure(s, frm, PIECE_CP[mover], 1 - us)
+        gain += 0.5 * exposure(s, frm, PIECE_CP[mover], 1 - us)
     if in_check(child):
         gain += CHECK_CP
     return gain

@@ -14,6 +14,7 @@ from numba import njit
 
 from engine.core.bits import rng_below
 from engine.search.tree import (
+    EVAL,
     EVALUATED,
     FIRST_CHILD,
     FLAGS,
@@ -127,12 +128,11 @@ def blended_q(value_sum: float, visits: int, value: float, alpha: float) -> floa
 
 @njit(cache=True, nogil=True)
 def fpu_value(tree: tuple, node: int, fpu: float) -> float:
-    """First-play urgency: what a child of ``node`` not yet evaluated is taken to be worth,
-    the chooser's own mean reward at ``node`` less ``fpu``."""
-    visits, value_sum = tree[VISITS], tree[VALUE_SUM]
-    if visits[node] == 0:
-        return 0.5 - fpu
-    return 1.0 - value_sum[node] / visits[node] - fpu
+    """First-play urgency: what a child of ``node`` not yet evaluated is taken to be worth —
+    ``node``'s own leaf evaluation read as the chooser's expected score, less ``fpu``.
+    (The evaluation, not the running mean: it is fixed once ``node`` is evaluated, so the
+    step view recomputes exactly the urgency the kernel compared.)"""
+    return 0.5 * (1.0 - tree[EVAL][node]) - fpu
 
 
 @njit(cache=True, nogil=True)

@@ -181,9 +181,7 @@ def test_without_the_solver_a_mate_in_one_is_still_played() -> None:
 
 def child(move: int, visits: int, q: float, proof: int = NOT_PROVEN, mate: int | None = None):
     value = 0.0 if mate is None else (1 if proof == PROVEN_WIN else -1) * (WIN - 10 * mate)
-    return MCTSChildStats(
-        move, visits, q * visits, value, 0.0, False, 0, proof=proof, mate=mate, evaluated=True
-    )
+    return MCTSChildStats(move, visits, q * visits, value, 0.0, False, 0, proof=proof, mate=mate)
 
 
 def test_the_final_choice_takes_the_shortest_proven_win_and_avoids_proven_losses() -> None:
@@ -208,3 +206,32 @@ def test_proven_flags_match_the_reported_proof() -> None:
         assert proven == (stats.proof != NOT_PROVEN)
         if worker.tree.flags[node] & EVALUATED and not proven:
             assert -1.0 <= stats.value <= 1.0
+
+
+def test_the_step_trace_recomputes_the_kernels_own_choice_and_shows_the_quiescence_line() -> None:
+    controller = SearchController("chess", HANGING_QUEEN, algorithm="mcts", seed=1)
+    kinds = set()
+    for _ in range(40):
+        step = controller.step()
+        assert step.iterations == 1
+        for level in step.selection:
+            if level["rule"] != "puct":
+                continue
+            winners = [row for row in level["children"] if row["winner"]]
+            assert len(winners) == 1 and winners[0]["chosen"], level["level"]
+            for row in level["children"]:
+                assert row["score"] == pytest.approx(row["q"] + row["explore"])
+        sim = step.simulation
+        kinds.add(sim["kind"])
+        if sim["kind"] == "quiescence" and not sim["cached"]:
+            assert len(sim["san"]) == len(sim["moves"])
+            assert sim["reward"] == pytest.approx(0.5 * (1 + sim["score"]))
+        rows = step.backpropagation
+        assert [r["node"] for r in rows][-1] == ROOT
+        for row in rows:
+            assert row["visits_after"] == row["visits_before"] + 1
+            assert "minimax_after" in row and "proof" in row
+    assert "quiescence" in kinds
+    # The capture of the queen shows its line: Bxg5 scored a queen up.
+    info = controller.info()
+    assert info.bestmove == "c1g5"

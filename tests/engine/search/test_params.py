@@ -14,7 +14,12 @@ def test_defaults_follow_the_papers_and_the_game() -> None:
     assert validate_params("uct", None, "chess")["c"] == pytest.approx(1 / math.sqrt(2), abs=1e-6)
     assert validate_params("uct", None, "chess")["policy"] == "uniform"
     assert validate_params("uct", None, "knight")["policy"] == "capture_first"
-    assert validate_params("bfms", None, "chess") == {"C": 1.5, "fpu": 0.5}
+    assert validate_params("bfms", None, "chess") == {
+        "C": 1.5,
+        "fpu": 0.5,
+        "leaf": "static",
+        "solver": False,
+    }
     assert validate_params("uct-minimax", None, "chess")["depth"] == 3
 
 
@@ -26,7 +31,7 @@ def test_defaults_follow_the_papers_and_the_game() -> None:
         ("uct", {"c": float("nan")}, "finite"),
         ("uct", {"policy": "greedy"}, "one of uniform, capture_first"),
         ("uct", {"ply_cap": 1.5}, "whole number"),
-        ("bfms", {"c": 1.0}, "unknown parameter 'c' for bfms; allowed: C, fpu"),
+        ("bfms", {"c": 1.0}, "unknown parameter 'c' for bfms; allowed: C, fpu, leaf, solver"),
         ("alphabeta", {"quiescence": "maybe"}, "true or false"),
         ("uct-minimax", {"depth": 9}, "between 1 and 6"),
     ],
