@@ -89,22 +89,21 @@ def measure_frame(
 ) -> FrameReport:
     """Build and encode a ``nodes``-node stats frame from a real search tree."""
     from engine.search.controller import SearchController
-    from engine.search.snapshot import SanCache, tree_nodes
+    from engine.search.inspect import top_tree
+    from engine.search.snapshot import SanCache
 
     ctl = SearchController("chess", algorithm="uct", seed=1, tree_size=nodes)
     try:
         ctl.search(iterations=iterations)
-        worker = ctl.workers[0]
-        algorithm = ctl.algorithm
 
         def cold() -> Any:
-            return tree_nodes(algorithm, worker, nodes, ctl.tree_depth, SanCache(ctl.board))
+            return top_tree(ctl, nodes, SanCache(ctl.board))
 
         warm_sans = SanCache(ctl.board)
-        tree_nodes(algorithm, worker, nodes, ctl.tree_depth, warm_sans)
+        top_tree(ctl, nodes, warm_sans)
 
         def warm() -> Any:
-            return tree_nodes(algorithm, worker, nodes, ctl.tree_depth, warm_sans)
+            return top_tree(ctl, nodes, warm_sans)
 
         build_cold = _median_ms(cold, repeat)
         build_warm = _median_ms(warm, repeat)

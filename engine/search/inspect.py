@@ -207,6 +207,14 @@ def node_details(controller: SearchController, node: int) -> dict[str, Any]:
     }
 
 
+def top_tree(controller: SearchController, limit: int, sans: SanCache) -> tuple[TreeNodeInfo, ...]:
+    """The ``limit`` most visited nodes of thread 0's tree, as a stats frame carries them
+    (the benchmark of the tree view times exactly this); ``sans`` names their moves."""
+    return tree_nodes(
+        controller.algorithm, tree_worker(controller), limit, controller.tree_depth, sans
+    )
+
+
 @dataclass(frozen=True)
 class ExportNode:
     """One node of a tree export: the snapshot's view of it plus the raw numbers."""
