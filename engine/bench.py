@@ -137,8 +137,10 @@ def bench_threads(quick: bool) -> BenchResult:
 def bench_algorithms(quick: bool) -> list[BenchResult]:
     out = []
     for algorithm, unit in (("uct-minimax", "iterations/s"), ("bfms", "iterations/s"),
-                            ("alphabeta", "nodes/s")):  # fmt: skip
-        budget = {"uct-minimax": 2000, "bfms": 20_000, "alphabeta": 500_000}[algorithm]
+                            ("mcts", "iterations/s"), ("alphabeta", "nodes/s")):  # fmt: skip
+        budget = {"uct-minimax": 2000, "bfms": 20_000, "mcts": 10_000, "alphabeta": 500_000}[
+            algorithm
+        ]
         rate = _controller_rate(algorithm, 1, budget if quick else budget * 5)
         out.append(_result(f"{algorithm} (chess start)", rate, unit, None))
     return out

@@ -382,6 +382,12 @@ class MCTS(Algorithm):
         return child.value_sum / child.visits if child.visits else 0.5
 
     @staticmethod
+    def q_array(visits: np.ndarray, value_sum: np.ndarray, value: np.ndarray) -> np.ndarray:
+        """:meth:`q` for many nodes: a game value beyond ±1 is only ever a proven node's."""
+        mean = np.where(visits > 0, value_sum / np.maximum(visits, 1), 0.5)
+        return np.where(value > WIN / 2, 1.0, np.where(value < -WIN / 2, 0.0, mean))
+
+    @staticmethod
     def display_eval(child: ChildStats) -> float:
         """The implicit minimax value: an evaluation in [-1, 1], or a proven game value."""
         return child.value

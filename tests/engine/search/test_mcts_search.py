@@ -4,6 +4,7 @@ root-parallel threads, every technique switchable, the final choice."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from engine.core.convert import move_to_uci
@@ -235,3 +236,15 @@ def test_the_step_trace_recomputes_the_kernels_own_choice_and_shows_the_quiescen
     # The capture of the queen shows its line: Bxg5 scored a queen up.
     info = controller.info()
     assert info.bestmove == "c1g5"
+
+
+def test_a_proven_child_reads_as_its_result_in_the_table_and_the_tree_view() -> None:
+    assert MCTS.q(child(1, 0, 0.0, PROVEN_WIN, 1)) == 1.0
+    assert MCTS.q(child(2, 4, 0.75, PROVEN_LOSS, 2)) == 0.0
+    assert MCTS.q(child(3, 4, 0.75)) == 0.75
+    q = MCTS.q_array(
+        np.array([0, 4, 4, 0]),
+        np.array([0.0, 3.0, 1.0, 0.0]),
+        np.array([WIN - 30, 0.2, -(WIN - 20), 0.0], dtype=np.float32),
+    )
+    assert q.tolist() == [1.0, 0.75, 0.0, 0.5]
