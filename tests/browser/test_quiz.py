@@ -84,6 +84,7 @@ def test_two_browsers_vote_and_everyone_sees_the_tally_and_the_answer(
     )
     assert overflow == 0, "the quiz card fits a 360 px phone"
     screenshot(projector, "quiz-projector.png")
+    screenshot(player, "quiz-player.png")
     phone.locator("#quiz-card").scroll_into_view_if_needed()
     screenshot(phone, "quiz-phone.png")
 
