@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 PY=${PYTHON:-.venv/bin/python}
 SEED=${SEED:-1}
 CHESS_GAMES=${CHESS_GAMES:-1500}
-KNIGHT_GAMES=${KNIGHT_GAMES:-1000}
+KNIGHT_GAMES=${KNIGHT_GAMES:-800}
 NODES=${NODES:-2000}
 JOBS=${JOBS:-2}  # processes; the output does not depend on it
 DATA=${DATA:-data/tune}
