@@ -91,7 +91,7 @@ from engine.search.tree import (
 )
 
 # kernel parameter slots
-K_C, K_ALPHA, K_FPU, K_TEMP, K_UNIFORM, K_QUIESCE, K_SOLVER, K_TT, K_MIX = range(9)
+K_C, K_ALPHA, K_FPU, K_TEMP, K_UNIFORM, K_QUIESCE, K_SOLVER, K_TT, K_MIX, K_DEPTH = range(10)
 
 
 @njit(cache=True, nogil=True)
@@ -146,6 +146,7 @@ def mcts_iteration(
     temperature, mix = kparams[K_TEMP], kparams[K_MIX]
     uniform, quiesce = kparams[K_UNIFORM] != 0.0, kparams[K_QUIESCE] != 0.0
     solver, use_cache = kparams[K_SOLVER] != 0.0, kparams[K_TT] != 0.0
+    depth = np.int64(kparams[K_DEPTH])
     flags = tree[FLAGS]
     length = begin(root, s, path, info, keys)
     node = ROOT
@@ -181,7 +182,7 @@ def mcts_iteration(
         info[T_SIM_STATUS] = SIM_CACHED
     else:
         to_move, cached = leaf_score(
-            ctx, s, quiesce, cache_keys, cache_scores, use_cache, tree[DEPTH][node]
+            ctx, s, quiesce, depth, cache_keys, cache_scores, use_cache, tree[DEPTH][node]
         )
         if ctx[11][ABORTED]:
             return False
@@ -230,7 +231,7 @@ class MCTSScratch:
     table of leaf scores."""
 
     def __init__(self, tt_mb: float) -> None:
-        self.search = SearchContext(tt_bits=8)  # qsearch keeps no table of its own
+        self.search = SearchContext(tt_bits=14)  # for leaf_depth > 0 (qsearch keeps none)
         self.cache = LeafCache(tt_mb)
 
     @property
@@ -334,6 +335,11 @@ class MCTS(Algorithm):
             choices=("quiescence", "static"),
         ),
         ParamSpec(
+            "leaf_depth", "int", 0,
+            "plies of alpha-beta search before the leaf's quiescence search (0: the "
+            "quiescence search alone)", min=0, max=4,
+        ),
+        ParamSpec(
             "qchecks", "int", 2,
             "plies at the start of the quiescence search that also try quiet checks "
             "(mates and forks that begin with a check)", min=0, max=4,
@@ -360,13 +366,14 @@ class MCTS(Algorithm):
 
     @classmethod
     def kernel_params(cls, params: dict[str, Any]) -> np.ndarray:
-        kp = np.zeros(9, dtype=np.float64)
+        kp = np.zeros(10, dtype=np.float64)
         kp[K_C], kp[K_ALPHA], kp[K_FPU] = params["c_puct"], params["alpha"], params["fpu"]
         kp[K_TEMP], kp[K_MIX] = params["prior_temp"], params["prior_mix"]
         kp[K_UNIFORM] = params["prior"] == "none"
         kp[K_QUIESCE] = params["leaf"] == "quiescence"
         kp[K_SOLVER] = params["solver"]
         kp[K_TT] = params["tt"]
+        kp[K_DEPTH] = params["leaf_depth"]
         return kp
 
     # ------------------------------------------------------------ reading the tree

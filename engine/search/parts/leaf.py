@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from engine.core.state import HASH
-from engine.search.alphabeta_core import ABORTED, INF, qsearch
+from engine.search.alphabeta_core import ABORTED, INF, negamax, qsearch
 from engine.search.evaluation import evaluate
 
 CACHE_SLOT_BYTES = 12  # uint64 key + float32 score
@@ -43,21 +43,29 @@ def leaf_score(
     ctx: tuple,
     s: np.ndarray,
     quiesce: bool,
+    depth: int,
     cache_keys: np.ndarray,
     cache_scores: np.ndarray,
     use_cache: bool,
     ply_offset: int,
 ) -> tuple[float, bool]:
     """Score in [-1, 1] of ``s`` (not a finished game) for its side to move, and whether
-    it came from the cache. The quiescence line is left in ``ctx``'s PV row 0 (empty for
-    a cached or static score); a stopped search returns with ``ctx``'s ABORTED set."""
+    it came from the cache. With ``depth`` > 0 the score is an alpha-beta search of that
+    many plies ending in the quiescence search (or the evaluation). The line is left in
+    ``ctx``'s PV row 0 (empty for a cached or static score); a stopped search returns
+    with ``ctx``'s ABORTED set."""
     pv_len = ctx[5]
     key = s[HASH]
     slot = np.int64(key & np.uint64(cache_keys.shape[0] - 1))
     if use_cache and cache_keys[slot] == key:
         pv_len[0] = 0
         return float(cache_scores[slot]), True
-    if quiesce:
+    if depth > 0:
+        ctx[0][0] = s
+        score = negamax(ctx, 0, depth, -INF, INF, quiesce, ply_offset)
+        if ctx[11][ABORTED]:
+            return 0.0, False
+    elif quiesce:
         ctx[0][0] = s
         score = qsearch(ctx, 0, -INF, INF, ply_offset, 0)
         if ctx[11][ABORTED]:

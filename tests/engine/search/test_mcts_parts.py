@@ -165,13 +165,14 @@ def test_in_knight_chess_taking_an_undefended_knight_ranks_first() -> None:
 # ---------------------------------------------------------------- quiescence leaf
 
 
-def score_of(fen: str, quiesce: bool, game: str = "chess") -> float:
+def score_of(fen: str, quiesce: bool, game: str = "chess", depth: int = 0) -> float:
     cache = LeafCache(1)
     ctx = SearchContext(tt_bits=8)
     s = state_from_fen(fen, game)
-    score, cached = leaf_score(ctx.arrays, s, quiesce, cache.keys, cache.scores, True, 0)
+    args = (cache.keys, cache.scores, True, 0)
+    score, cached = leaf_score(ctx.arrays, s, quiesce, depth, *args)
     assert not cached
-    again, cached = leaf_score(ctx.arrays, s, quiesce, cache.keys, cache.scores, True, 0)
+    again, cached = leaf_score(ctx.arrays, s, quiesce, depth, *args)
     assert cached and again == pytest.approx(score)
     return score
 
@@ -191,3 +192,10 @@ def test_the_quiescence_leaf_answers_a_check_instead_of_standing_pat() -> None:
     fen = "4k3/1q6/3N4/8/8/8/7P/K7 b - - 0 1"
     assert evaluate(state_from_fen(fen, "chess")) > 0.8
     assert score_of(fen, quiesce=True) < -0.3
+
+
+def test_a_leaf_depth_finds_a_quiet_fork_the_quiescence_search_cannot() -> None:
+    # Nc7+ forks the king and the rook on a8: a quiet move, invisible to captures alone.
+    fen = "r3k3/7p/8/3N4/8/8/7P/4K3 w - - 0 1"
+    assert score_of(fen, quiesce=True) < 0  # a knight against a rook
+    assert score_of(fen, quiesce=True, depth=2) > 0.3  # ... until Nc7+ and Nxa8
