@@ -343,6 +343,7 @@ class MCTS(Algorithm):
             "qchecks", "int", 2,
             "plies at the start of the quiescence search that also try quiet checks "
             "(mates and forks that begin with a check)", min=0, max=4,
+            game_defaults={"knight": 0},  # knight chess has no check
         ),
         ParamSpec("solver", "bool", True, "prove wins, losses and draws (MCTS-Solver)"),
         ParamSpec(
