@@ -37,9 +37,13 @@ export function engineShapes(stats, { max = 6, minShare = 0.03, byShare = true }
     .slice()
     .sort((a, b) => b.visits - a.visits || (b.share || 0) - (a.share || 0));
   const shapes = [];
+  const drawn = new Set(); // promotions to different pieces share one arrow (two would be drawn as NaN)
   for (const row of rows.slice(0, max)) {
     const isBest = row.move === stats.bestmove;
     if (!isBest && (row.share || 0) < minShare) continue;
+    const squares = row.move.slice(0, 4);
+    if (drawn.has(squares)) continue;
+    drawn.add(squares);
     const share = !byShare && isBest ? 0.6 : row.share || 0;
     shapes.push({
       orig: row.move.slice(0, 2),

@@ -5,6 +5,7 @@
 import { Chessground } from "/static/vendor/chessground.js";
 import { BRUSHES, engineShapes, pvShapes } from "./arrows.js";
 import { h } from "./dom.js";
+import { shownSearch } from "./review.js";
 import { canMove, capabilities, isLive, legalDests, promotionChoices, turnOf, uciSquares, viewedPosition } from "./state.js";
 
 const ROLE_NAMES = { q: "queen", r: "rook", b: "bishop", n: "knight" };
@@ -87,8 +88,9 @@ export function createBoard(el, promoEl, { getState, onMove }) {
   }
 
   function previewRow(s) {
-    if (!s.view.hover || !s.stats || !isLive(s)) return null;
-    return s.stats.moves.find((m) => m.move === s.view.hover) || null;
+    const shown = s.view.hover ? shownSearch(s) : null;
+    if (!shown || !shown.stats) return null;
+    return shown.stats.moves.find((m) => m.move === s.view.hover) || null;
   }
 
   function render(s) {
@@ -139,12 +141,26 @@ export function createBoard(el, promoEl, { getState, onMove }) {
     let shapes = [];
     if (preview) shapes = pvShapes(preview.pv);
     else if (overlay && overlay.shapes) shapes = overlay.shapes;
-    else if (s.view.arrows && isLive(s) && s.stats) shapes = engineShapes(s.stats, { byShare: capabilities(s, s.stats.algorithm).mcts });
+    else if (s.view.arrows) shapes = searchShapes(s);
     const shapesKey = JSON.stringify(shapes);
     if (shapesKey !== lastShapes) {
       lastShapes = shapesKey;
       cg.setAutoShapes(shapes);
     }
+  }
+
+  /** The arrows of the search shown (review.js): the live one, or the one kept with the
+   * move being browsed — its candidates, and the line it expected after the move played. */
+  function searchShapes(s) {
+    const shown = shownSearch(s);
+    if (!shown || !shown.stats || (shown.kind !== "live" && shown.kind !== "stored")) return [];
+    const byShare = capabilities(s, shown.stats.algorithm).mcts;
+    const shapes = engineShapes(shown.stats, { byShare });
+    if (shown.kind === "stored") {
+      const taken = new Set(shapes.map((sh) => sh.orig + sh.dest)); // one arrow per pair of squares
+      shapes.push(...pvShapes(shown.stats.pv.slice(1), { max: 3 }).filter((sh) => !taken.has(sh.orig + sh.dest)));
+    }
+    return shapes;
   }
 
   return {

@@ -5,10 +5,12 @@
 import { createBoard } from "./board.js";
 import { createControls } from "./controls.js";
 import { $, formatCount, formatMs, h, setText, toast } from "./dom.js";
+import { createEvalGraph } from "./evalgraph.js";
 import { createEngineFields } from "./forms.js";
 import { createInside } from "./inside.js";
 import { createMoveList } from "./movelist.js";
 import { createPanel } from "./panel.js";
+import { createReview, createReviewState } from "./review.js";
 import { copyText, createShare } from "./share.js";
 import { connectGame } from "./socket.js";
 import {
@@ -35,6 +37,8 @@ const body = document.body;
 // The projector view (/games/{id}/watch) is read-only: it never sends a token.
 const PROJECTOR = body.dataset.view === "projector";
 const s = createState({ gameId: body.dataset.gameId || "", token: readToken(body.dataset.gameId) });
+s.review = createReviewState(); // what the engine thought at every ply (review.js)
+s.lastStats = null; // the last stats frame of a search whose position the game has left
 let socket = null;
 let settingsDirty = false;
 let settingsFields = null;
@@ -76,6 +80,8 @@ const panel = createPanel({
   },
 });
 const moveList = createMoveList({ onNavigate: (ply) => navigateTo(ply) });
+const review = createReview({ getState: () => s, onChange: scheduleRender });
+const evalGraph = createEvalGraph($("evalgraph"), { onNavigate: (ply) => navigateTo(ply) });
 const inside = createInside({ getState: () => s, send, scheduleRender });
 const share = createShare({ getGame: () => s.game });
 const controls = createControls({
@@ -113,6 +119,7 @@ function render() {
   panel.render(s);
   inside.render(s);
   moveList.render(s);
+  evalGraph.render(s);
   controls.render(s);
   renderHeader();
   renderPlayers();
@@ -269,7 +276,14 @@ function onFrame(frame) {
   switch (frame.type) {
     case "state": {
       const firstForGame = !s.game || s.game.id !== frame.id;
+      const held = s.stats;
       if (!applyState(s, frame)) return;
+      if (held && !s.stats && frame.history.length) {
+        // The engine moved: its search stays on screen (dimmed) until a new one starts.
+        const last = frame.history[frame.history.length - 1];
+        s.lastStats = { stats: held, ply: frame.ply, by: last.by };
+      }
+      review.sync();
       inside.onState(frame);
       if (firstForGame) onFirstState();
       if (!settingsDirty) fillSettings();

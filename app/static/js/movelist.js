@@ -1,8 +1,10 @@
 // The move list in SAN, two plies per numbered row; click a move to see that
-// position on the board (browsing never changes the game). Engine moves show
-// their visits and Q on hover.
+// position on the board (browsing never changes the game) and the search kept
+// with it (review.js). Engine moves show their visits and Q on hover; moves
+// after which the mover's expected score fell by SWING or more are marked.
 
 import { $, h, setText } from "./dom.js";
+import { reviewPly, swings } from "./review.js";
 import { resultText, viewedPly } from "./state.js";
 
 export function createMoveList({ onNavigate }) {
@@ -23,10 +25,10 @@ export function createMoveList({ onNavigate }) {
       return;
     }
     const current = viewedPly(s);
-    const key = `${game.id}:${game.version}:${game.history.length}`;
+    const key = `${game.id}:${game.version}:${game.history.length}:${s.review ? s.review.version : 0}`;
     if (key !== renderedKey) {
       renderedKey = key;
-      rebuild(game);
+      rebuild(s, game);
     }
     for (const button of list.querySelectorAll("button[data-ply]")) {
       const on = Number(button.dataset.ply) === current;
@@ -43,7 +45,8 @@ export function createMoveList({ onNavigate }) {
     setText(result, text);
   }
 
-  function rebuild(game) {
+  function rebuild(s, game) {
+    const swung = new Map(swings(s).map((b) => [b.ply, b.drop]));
     const startBlack = game.start_fen.split(" ")[1] === "b";
     const startMove = Number(game.start_fen.split(" ")[5] || 1);
     const items = [];
@@ -70,10 +73,14 @@ export function createMoveList({ onNavigate }) {
           : m.by === "human"
             ? "human"
             : "engine";
+      const kept = reviewPly(s, ply);
+      const drop = swung.get(ply);
+      const classes = [`move by-${m.by}`, kept && kept.search ? "kept" : "", drop !== undefined ? "swing" : ""];
+      const notes = [title, kept && kept.search ? "click to see its search" : "", drop !== undefined ? `expected score −${drop.toFixed(2)} for the mover` : ""];
       row.append(
         h(
           "button",
-          { type: "button", class: `move by-${m.by}`, dataset: { ply: String(ply) }, title },
+          { type: "button", class: classes.filter(Boolean).join(" "), dataset: { ply: String(ply) }, title: notes.filter(Boolean).join(" · ") },
           m.san,
         ),
       );

@@ -5,6 +5,7 @@
 
 import { $, formatBytes, formatCount, formatMs, h, setText } from "./dom.js";
 import { fixed, signed } from "./notation.js";
+import { shownSearch } from "./review.js";
 import { engineLabel, isPlayer, proofText, samePosition, scoreLabel, searchPhrase, sortedRows } from "./state.js";
 
 const COLUMNS = [
@@ -36,6 +37,9 @@ export function createPanel({ getState, onSort, onHover }) {
   const summaryNote = $("summary-note");
   const pvLine = $("pv-line");
   const stateEl = $("search-state");
+  const label = $("search-label");
+  const card = $("panel-moves");
+  const emptyText = empty.textContent;
   const rows = new Map(); // move → { tr, cells }
   const summaryCells = {};
 
@@ -64,8 +68,8 @@ export function createPanel({ getState, onSort, onHover }) {
   });
   body.addEventListener("focusout", () => onHover(null));
   pvLine.addEventListener("mouseenter", () => {
-    const s = getState();
-    if (s.stats && s.stats.bestmove) onHover(s.stats.bestmove);
+    const shown = shownSearch(getState());
+    if (shown && shown.stats && shown.stats.bestmove) onHover(shown.stats.bestmove);
   });
   pvLine.addEventListener("mouseleave", () => onHover(null));
 
@@ -81,8 +85,18 @@ export function createPanel({ getState, onSort, onHover }) {
   }
 
   function render(s) {
-    const stats = s.stats;
+    // The live search, the last one (dimmed, after the engine moved) or the one kept with
+    // the move being browsed: each labelled, so nobody mistakes one for another.
+    const shown = shownSearch(s);
+    const stats = shown ? shown.stats : null;
     const game = s.game;
+    const kind = shown ? shown.kind : "live";
+    setText(label, shown && shown.label ? shown.label : "");
+    label.hidden = !(shown && shown.label);
+    label.dataset.kind = kind;
+    card.dataset.search = kind;
+    card.classList.toggle("dimmed", kind === "last");
+    setText(empty, kind === "none" ? "Nothing kept for this position: no search ran here before the move." : emptyText);
     const algorithm = (stats && stats.algorithm) || (game && game.settings.algorithm) || "uct";
     setText(headers[4].querySelector("button"), scoreLabel(s, algorithm));
     const { key, dir } = s.view.sort;
@@ -90,7 +104,7 @@ export function createPanel({ getState, onSort, onHover }) {
       const active = th.dataset.key === key;
       th.setAttribute("aria-sort", active ? (dir < 0 ? "descending" : "ascending") : "none");
     }
-    renderSummary(s);
+    renderSummary(s, stats, kind);
     setText(stateEl, game ? `${searchPhrase(s)}${game.settings ? ` · ${engineLabel(game.settings)}` : ""}` : "");
     stateEl.dataset.status = game ? game.search.status : "idle";
 
@@ -103,6 +117,7 @@ export function createPanel({ getState, onSort, onHover }) {
       const row = rowFor(m.move);
       fillRow(row, m);
       row.tr.classList.toggle("best", m.move === stats.bestmove);
+      row.tr.classList.toggle("played", kind !== "live" && m.move === stats.bestmove);
       row.tr.classList.toggle("hovered", m.move === s.view.hover);
       row.tr.style.setProperty("--share", String(m.share || 0));
       // Keep DOM order equal to the sort order, moving as little as possible.
@@ -135,10 +150,9 @@ export function createPanel({ getState, onSort, onHover }) {
     c[4].title = m.bound && m.bound !== "exact" ? `${m.bound} bound` : ""; // only a deepening search bounds
   }
 
-  function renderSummary(s) {
-    const st = s.stats;
+  function renderSummary(s, st, kind) {
     // No search of this position, and none starting: a sentence instead of a row of dashes.
-    const note = st ? null : idleNote(s);
+    const note = st ? null : kind === "none" ? "No search was kept with this move." : idleNote(s);
     summaryNote.hidden = note === null;
     summary.classList.toggle("unused", note !== null);
     if (note !== null) setText(summaryNote, note);
@@ -156,9 +170,10 @@ export function createPanel({ getState, onSort, onHover }) {
     }
     set("iterations", st ? st.iterations.toLocaleString("en-US") : "–");
     set("nps", st ? (stepped ? "single steps" : formatCount(st.nps)) : "–");
+    summary.classList.toggle("kept", kind === "stored" || kind === "last");
     set("elapsed", st ? (stepped ? "not timed" : formatMs(st.elapsed_ms)) : "–");
     set("nodes", st ? st.nodes.toLocaleString("en-US") : "–");
-    set("depth", st ? `${st.max_depth} / ${st.mean_depth === null ? "–" : st.mean_depth.toFixed(1)}` : "–");
+    set("depth", st ? `${st.max_depth ?? "–"} / ${st.mean_depth === null ? "–" : st.mean_depth.toFixed(1)}` : "–");
     set("memory", st ? formatBytes(st.memory_bytes) : "–");
     set("threads", st ? String(st.threads) : s.game ? String(s.game.settings.threads) : "–");
     const search = s.game ? s.game.search : null;

@@ -1,0 +1,110 @@
+"""The game review in headless Chromium: what the engine thought stays with its moves.
+
+Play against the engine, reload, browse back to its move: the table, the arrows and the
+label of the search that chose it are there (for a spectator too). The last search stays
+on screen, dimmed, after the engine moves; the evaluation graph goes to a ply on click.
+Screenshots: docs/screenshots/review-*.png (with CANOPY_SCREENSHOTS=1).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import api_create, click_move, open_game, page_state, screenshot
+
+pytestmark = pytest.mark.browser
+
+LABEL = re.compile(r"Canopy's search for 1…\S+ \(mcts · [\d.]+ m?s · [\d,]+ iterations\)")
+
+
+def wait_ply(page: Any, ply: int, timeout: float = 180_000) -> None:
+    page.wait_for_function(
+        f"() => window.canopy.state.game && window.canopy.state.game.ply >= {ply}", timeout=timeout
+    )
+
+
+def rows(page: Any) -> int:
+    return int(page.locator("#root-body tr").count())
+
+
+def test_the_engines_move_keeps_its_table_and_arrows_after_a_reload(page: Any, server: str) -> None:
+    game = api_create(
+        server, game="chess", human="white", algorithm="mcts", budget="iterations", iterations=400
+    )
+    open_game(page, server, game)
+    click_move(page, "e2e4")
+    wait_ply(page, 2)
+    # The engine moved and no new search started: its search stays, dimmed and labelled.
+    page.wait_for_selector("#search-label[data-kind=last]:not([hidden])")
+    assert "Last move" in page.locator("#search-label").inner_text()
+    assert page.locator("#panel-moves.dimmed").count() == 1 and rows(page) > 0
+    assert page.locator("#root-empty").is_hidden()
+    click_move(page, "g1f3")
+    wait_ply(page, 4)
+    page.wait_for_function("() => window.canopy.state.game.search.status === 'idle'")
+
+    page.reload()
+    page.wait_for_selector("body[data-conn=open][data-version]")
+    reply = page_state(page)["history"][1]["san"]
+    page.locator("#movelist button[data-ply='2']").click()
+    label = page.locator("#search-label")
+    page.wait_for_selector("#search-label[data-kind=stored]:not([hidden])")
+    assert LABEL.fullmatch(label.inner_text()), label.inner_text()
+    assert f"1…{reply}" in label.inner_text()
+    assert rows(page) > 0 and page.locator("#root-body tr.played").count() == 1
+    assert page.locator("#panel-moves.dimmed").count() == 0
+    page.wait_for_function("() => document.querySelectorAll('svg.cg-shapes line').length > 0")
+    page.wait_for_timeout(400)  # the board's move animation ends before the picture
+    screenshot(page, "review-engine-move.png")
+
+    # The arrow keys browse too: 2.Nf3 (a player's move, no search ran) kept nothing.
+    page.locator("body").click(position={"x": 5, "y": 5})
+    page.keyboard.press("ArrowRight")
+    page.wait_for_selector("#search-label[data-kind=none]:not([hidden])")
+    assert "No search was kept with 2.Nf3" in label.inner_text()
+    assert rows(page) == 0
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_selector("#search-label[data-kind=stored]:not([hidden])")
+    assert f"1…{reply}" in label.inner_text()
+
+
+def test_the_evaluation_graph_goes_to_a_ply_on_click_for_a_spectator(
+    page: Any, server: str
+) -> None:
+    game = api_create(
+        server, game="chess", human="none", algorithm="mcts", budget="iterations", iterations=150
+    )
+    open_game(page, server, game)  # the player, to pause the game
+    wait_ply(page, 10)
+    page.locator("body").click(position={"x": 5, "y": 5})
+    page.keyboard.press("Space")
+    page.wait_for_function("() => window.canopy.state.game.search.paused")
+
+    # Another browser (its own storage, so no token): a spectator.
+    context = page.context.browser.new_context(viewport={"width": 1600, "height": 1000})
+    watcher = context.new_page()
+    open_game(watcher, server, game, token=False)
+    assert page_state(watcher)["role"] == "spectator"
+    plies = page_state(watcher)["ply"]
+    watcher.wait_for_function(
+        f"() => document.getElementById('evalgraph').dataset.points === '{plies}'"
+    )
+    over = watcher.locator("#evalgraph .u-over")
+    over.scroll_into_view_if_needed()
+    box = over.bounding_box()
+    target = 4
+    watcher.mouse.move(box["x"] + box["width"] * (target - 0.5) / plies, box["y"] + 20)
+    watcher.mouse.click(box["x"] + box["width"] * target / plies, box["y"] + box["height"] / 2)
+    watcher.wait_for_function(f"() => window.canopy.state.view.ply === {target}")
+    watcher.wait_for_selector("#search-label[data-kind=stored]:not([hidden])")
+    assert "Canopy's search for 2…" in watcher.locator("#search-label").inner_text()
+    assert watcher.locator("#movelist button[data-ply='4'].current").count() == 1
+    assert watcher.locator("#evalgraph").get_attribute("data-current") == str(target)
+    assert rows(watcher) > 0
+    watcher.evaluate("window.scrollTo(0, 0)")
+    watcher.wait_for_timeout(400)  # the board's move animation ends before the picture
+    screenshot(watcher, "review-evalgraph.png")
+    context.close()
