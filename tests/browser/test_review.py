@@ -42,6 +42,8 @@ def test_the_engines_move_keeps_its_table_and_arrows_after_a_reload(page: Any, s
     assert "Last move" in page.locator("#search-label").inner_text()
     assert page.locator("#panel-moves.dimmed").count() == 1 and rows(page) > 0
     assert page.locator("#root-empty").is_hidden()
+    page.wait_for_timeout(400)  # the board's move animation ends before the picture
+    screenshot(page, "review-last-search.png")
     click_move(page, "g1f3")
     wait_ply(page, 4)
     page.wait_for_function("() => window.canopy.state.game.search.status === 'idle'")
