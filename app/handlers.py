@@ -272,7 +272,12 @@ async def quiz(game: LiveGame, frame: QuizFrame) -> None:
         )
         return
     ctl = await game.ensure_controller()
-    details = await asyncio.to_thread(node_details, ctl, 0)  # NoTreeError: nothing to walk
+    try:
+        details = await asyncio.to_thread(node_details, ctl, 0)
+    except NoTreeError as exc:
+        raise QuizUnavailableError(
+            f"{exc}: there is no selection to predict; ask which move the engine plays instead"
+        ) from exc
     choices, note = selection_choices(details)
     if game.status != "idle" or game.session.engine_to_move:
         if game.session.engine_to_move:

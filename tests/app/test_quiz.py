@@ -148,6 +148,15 @@ def test_a_selection_question_needs_a_fully_expanded_root(client, connect) -> No
     assert err["code"] == "quiz_unavailable" and "engine's move" in err["message"]
 
 
+def test_an_algorithm_without_a_tree_has_no_selection_to_predict(client, connect) -> None:
+    game = new_game(client, human="both", algorithm="alphabeta")
+    player = connect(game)
+    player.recv()
+    player.send({"type": "quiz", "action": "ask", "kind": "selection"})
+    err = player.error()
+    assert err["code"] == "quiz_unavailable" and "keeps no search tree" in err["message"]
+
+
 def test_a_bestmove_question_holds_the_engines_move_until_the_reveal(client, connect) -> None:
     game = new_game(client, human="black", algorithm="uct", movetime_ms=200)
     player, watcher = connect(game), connect(game, token=False)
