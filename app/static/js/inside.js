@@ -453,7 +453,7 @@ export function createInside({ getState, send, scheduleRender }) {
     // An open selection question is answered by the next step: the button says so.
     const asking = quiz.question && quiz.question.open && quiz.question.kind === "selection";
     setText(stepButton, asking ? "Reveal (Step)" : "Step");
-    askPick.disabled = !player || !!(game && game.result);
+    askPick.disabled = !player || !game || !!game.result || !capabilities(st, game.settings.algorithm).tree;
     askMove.disabled = !player || !game || !engineToMove(game);
     quiz.render(st);
     document.body.dataset.treeNodes = String(I.tree.length);
