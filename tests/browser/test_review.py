@@ -110,3 +110,40 @@ def test_the_evaluation_graph_goes_to_a_ply_on_click_for_a_spectator(
     watcher.wait_for_timeout(400)  # the board's move animation ends before the picture
     screenshot(watcher, "review-evalgraph.png")
     context.close()
+
+
+def test_a_hung_queen_is_marked_as_a_big_swing_on_the_projector(page: Any, server: str) -> None:
+    # White is a queen up; after 1.h3 and any reply, 2.Qd5 hangs the queen to a pawn.
+    fen = "6k1/5ppp/2p1p3/8/8/8/5PPP/3Q2K1 w - - 0 1"
+    game = api_create(
+        server, game="chess", fen=fen, human="white", algorithm="mcts", budget="iterations",
+        iterations=400,
+    )  # fmt: skip
+    open_game(page, server, game)
+    click_move(page, "h2h3")
+    wait_ply(page, 2)
+    page.wait_for_function("() => window.canopy.state.game.turn === 'white'")
+    click_move(page, "d1d5")
+    wait_ply(page, 4)
+
+    projector = page.context.browser.new_context(viewport={"width": 1920, "height": 1080})
+    screen = projector.new_page()
+    screen.goto(server + f"/games/{game['id']}/watch")
+    screen.wait_for_selector("body[data-conn=open][data-version]")
+    screen.wait_for_selector("#evalgraph .evalgraph-swings button")
+    blunder = screen.locator("#evalgraph .evalgraph-swings button[data-ply='3']")
+    assert blunder.inner_text().startswith("2.Qd5 −")
+    assert screen.locator("#movelist button[data-ply='3'].swing").count() == 1
+    blunder.click()
+    screen.wait_for_function("() => window.canopy.state.view.ply === 3")
+    label = screen.locator("#search-label")
+    screen.wait_for_selector("#search-label[data-kind=none]:not([hidden])")
+    assert "No search was kept with 2.Qd5 (a player's move)" in label.inner_text()
+    # The engine's answer, the capture, is the last move: back to the game, its search shown.
+    screen.keyboard.press("ArrowRight")
+    screen.wait_for_selector("#search-label[data-kind=last]:not([hidden])")
+    assert re.search(r"Canopy's search for 2…[ce]xd5 ", label.inner_text()), label.inner_text()
+    screen.evaluate("document.activeElement.blur()")  # no focus ring in the picture
+    screen.wait_for_timeout(400)  # the board's move animation ends before the picture
+    screenshot(screen, "review-projector-swing.png")
+    projector.close()
