@@ -147,3 +147,15 @@ def test_a_hung_queen_is_marked_as_a_big_swing_on_the_projector(page: Any, serve
     screen.wait_for_timeout(400)  # the board's move animation ends before the picture
     screenshot(screen, "review-projector-swing.png")
     projector.close()
+
+
+def test_knight_chess_graph_speaks_of_the_black_knights(page: Any, server: str) -> None:
+    game = api_create(
+        server, game="knight", human="none", algorithm="mcts", budget="iterations", iterations=100
+    )
+    open_game(page, server, game)
+    wait_ply(page, 3)
+    page.wait_for_function("() => Number(document.querySelector('#evalgraph').dataset.points) > 0")
+    caption = page.locator("#evalgraph .evalgraph-caption").inner_text()
+    assert caption.startswith("Black knights' expected score after each ply (1: Black knights win")
+    assert "White" not in caption

@@ -63,7 +63,7 @@ export function createEvalGraph(root, { onNavigate }) {
         ],
         series: [
           { label: "ply" },
-          { label: `${whiteName}'s expected score`, stroke: "#1d4ed8", width: 2, spanGaps: true, value, points: { show: false } },
+          { label: `${possessive(whiteName)} expected score`, stroke: "#1d4ed8", width: 2, spanGaps: true, value, points: { show: false } },
           { label: "engine move", stroke: "#15803d", fill: "#15803d", paths: () => null, points: { show: true, size: 6, fill: "#15803d" }, value },
           { label: "big swing", stroke: "#be123c", paths: () => null, points: { show: true, size: 11, width: 2.5, fill: "rgba(190, 18, 60, 0.25)" }, value },
         ],
@@ -103,7 +103,7 @@ export function createEvalGraph(root, { onNavigate }) {
       setText(
         caption,
         scored
-          ? `${whiteName}'s expected score after each ply (1: ${whiteName} wins, 0.5: even), by the engine's own searches; green dots are engine moves, red rings drops of ${SWING} or more for the side that moved.`
+          ? `${possessive(whiteName)} expected score after each ply (1: ${whiteName} ${whiteName.endsWith("s") ? "win" : "wins"}, 0.5: even), by the engine's own searches; green dots are engine moves, red rings drops of ${SWING} or more for the side that moved.`
           : "No engine search has scored a position of this game yet.",
       );
       swingList.replaceChildren(
@@ -130,4 +130,9 @@ export function createEvalGraph(root, { onNavigate }) {
       return plot;
     },
   };
+}
+
+/** "White's", or "Black knights'" (knight chess names its first mover in the plural). */
+function possessive(name) {
+  return name.endsWith("s") ? `${name}'` : `${name}'s`;
 }
