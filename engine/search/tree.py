@@ -280,13 +280,28 @@ def copy_subtree(src: tuple, dst: tuple, new_root: int) -> int:
     return tail
 
 
-def subtree_size(tree: Tree, node: int) -> int:
-    count, stack = 0, [node]
-    while stack:
-        n = stack.pop()
+@njit(cache=True, nogil=True)
+def count_subtree(first_child: np.ndarray, next_sibling: np.ndarray, node: int, used: int) -> int:
+    """Nodes in the subtree under ``node`` (itself included), walked in numba: a tree of
+    millions of nodes is counted in milliseconds (a Python walk took seconds, and a
+    UCI engine spends them between ``go`` and ``bestmove``)."""
+    stack = np.empty(used, dtype=np.int32)
+    stack[0] = node
+    top, count = 1, 0
+    while top > 0:
+        top -= 1
+        n = stack[top]
         count += 1
-        stack.extend(tree.children(n))
+        child = first_child[n]
+        while child != NONE:
+            stack[top] = child
+            top += 1
+            child = next_sibling[child]
     return count
+
+
+def subtree_size(tree: Tree, node: int) -> int:
+    return int(count_subtree(tree.first_child, tree.next_sibling, node, tree.used))
 
 
 def reroot(tree: Tree, child: int) -> Tree:
