@@ -14,6 +14,7 @@ from engine.search.controller import SearchController
 from engine.search.evaluation import WIN
 from engine.search.parts.implicit import implicit_value
 from engine.search.tree import EVALUATED, NONE, OUTCOME, PROVEN, ROOT
+from engine.uci.score import move_score
 
 # Stockfish 15.1, depth 22: #1, #1, #2 (Qd8+ Bxd8 Re8#), #2 (Kc7 Ka7 Ra1#).
 SCHOLARS_MATE = "r1bqkbnr/pppp1ppp/2n5/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 2 4"
@@ -248,3 +249,8 @@ def test_a_proven_child_reads_as_its_result_in_the_table_and_the_tree_view() -> 
         np.array([WIN - 30, 0.2, -(WIN - 20), 0.0], dtype=np.float32),
     )
     assert q.tolist() == [1.0, 0.75, 0.0, 0.5]
+
+
+def test_uci_reports_a_proven_mate_in_two_as_score_mate_2() -> None:
+    _, info = search("chess", QUIET_MATE_IN_TWO)
+    assert move_score("mcts", info.moves[0]).uci() == "mate 2"
