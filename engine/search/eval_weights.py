@@ -96,6 +96,7 @@ def save_weights(path: Path, weights: EvalWeights) -> None:
                 knight_mg=weights.knight_mg, knight_eg=weights.knight_eg,
                 source=np.array(weights.source),
             )  # fmt: skip
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; the weights are for every user
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
