@@ -484,7 +484,11 @@ class Worker:
             if int(self.tree.move[node]) == move:
                 child = node
                 break
-        if child == NONE:
+        # A child the tree marked terminal is not kept as the new root: its mark may be a
+        # repetition draw that held only on the line the search reached it by (another
+        # move order, another history), and a root marked terminal ends every search at
+        # once with no move. If the game really is over, nobody searches it.
+        if child == NONE or self.tree.flags[child] & TERMINAL:
             self.tree.clear()
             self._visits_offset = 0
             return False
