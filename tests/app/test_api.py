@@ -46,7 +46,7 @@ def test_algorithms_list_every_algorithm_with_parameter_ranges(
     client: TestClient, game: str
 ) -> None:
     algorithms = client.get("/api/algorithms", params={"game": game}).json()
-    assert {a["name"] for a in algorithms} == {"uct", "uct-minimax", "bfms", "alphabeta"}
+    assert {a["name"] for a in algorithms} == {"uct", "uct-minimax", "bfms", "alphabeta", "mcts"}
     for algo in algorithms:
         assert algo["params"], algo["name"]
         for p in algo["params"]:
