@@ -22,6 +22,20 @@ from app.settings import Settings
 Frame = dict[str, Any]
 
 
+@pytest.fixture(scope="session", autouse=True)
+def compiled_kernels() -> None:
+    """Compile (or load from numba's cache) every kernel once, before the first app test.
+
+    The test servers run with ``warmup=False`` so each test starts at once; in a fresh
+    clone that left the first test to use a kernel paying its compile (tens of seconds
+    for a step of bfms or mcts on a loaded machine) inside a websocket receive's timeout.
+    The compile happens once either way; here it is outside every timeout.
+    """
+    from engine.warm import warm
+
+    warm()
+
+
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     return Settings(

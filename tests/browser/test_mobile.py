@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import api_create, page_state, screenshot
+from tests.browser.conftest import api_create, page_state, screenshot, square_center
 
 pytestmark = pytest.mark.browser
 
@@ -48,16 +48,6 @@ def overflow(page: Any) -> int:
             "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
         )
     )
-
-
-def square_center(page: Any, square: str) -> tuple[float, float]:
-    box = page.locator("cg-board").bounding_box()
-    flipped = page.locator(".cg-wrap.orientation-black").count() > 0
-    file, rank = ord(square[0]) - 97, int(square[1]) - 1
-    if flipped:
-        file, rank = 7 - file, 7 - rank
-    size = box["width"] / 8
-    return box["x"] + (file + 0.5) * size, box["y"] + (7 - rank + 0.5) * size
 
 
 def tap_move(page: Any, uci: str) -> None:

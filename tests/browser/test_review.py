@@ -73,6 +73,22 @@ def test_the_engines_move_keeps_its_table_and_arrows_after_a_reload(page: Any, s
     assert f"1…{reply}" in label.inner_text()
 
 
+def pause_the_engine(page: Any, tries: int = 5) -> None:
+    """Space pauses the engine while it thinks; pressed in the instant between two engine
+    moves (the search idle) it starts one instead, which a loaded machine makes likely.
+    So press it only while a search runs, and again if that search ended first."""
+    page.locator("body").click(position={"x": 5, "y": 5})
+    for _ in range(tries):
+        page.wait_for_function("() => window.canopy.state.game.search.status === 'running'")
+        page.keyboard.press("Space")
+        try:
+            page.wait_for_function("() => window.canopy.state.game.search.paused", timeout=5000)
+            return
+        except Exception:  # the press landed between two moves: try again
+            continue
+    raise AssertionError(f"the engine did not pause after {tries} presses of Space")
+
+
 def test_the_evaluation_graph_goes_to_a_ply_on_click_for_a_spectator(
     page: Any, server: str
 ) -> None:
@@ -81,9 +97,7 @@ def test_the_evaluation_graph_goes_to_a_ply_on_click_for_a_spectator(
     )
     open_game(page, server, game)  # the player, to pause the game
     wait_ply(page, 10)
-    page.locator("body").click(position={"x": 5, "y": 5})
-    page.keyboard.press("Space")
-    page.wait_for_function("() => window.canopy.state.game.search.paused")
+    pause_the_engine(page)
 
     # Another browser (its own storage, so no token): a spectator.
     context = page.context.browser.new_context(viewport={"width": 1600, "height": 1000})
