@@ -158,7 +158,9 @@ def test_an_algorithm_without_a_tree_has_no_selection_to_predict(client, connect
 
 
 def test_a_bestmove_question_holds_the_engines_move_until_the_reveal(client, connect) -> None:
-    game = new_game(client, human="black", algorithm="uct", movetime_ms=200)
+    # The engine thinks as soon as the game exists; its think time must outlast two
+    # connections and a stop on a loaded machine (at 200 ms it had moved before the stop).
+    game = new_game(client, human="black", algorithm="uct", movetime_ms=3000)
     player, watcher = connect(game), connect(game, token=False)
     player.send({"type": "search", "action": "stop"})  # the engine, on its move, pauses
     player.state(lambda f: f["search"]["paused"] and f["search"]["status"] == "idle")
