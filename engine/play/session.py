@@ -20,6 +20,7 @@ import chess.pgn
 from engine.errors import GameOverError, IllegalMoveError
 from engine.play.errors import InvalidSettingError, NothingToUndoError, NotYourTurnError
 from engine.rules.games import Game, get_game, outcome
+from engine.search.registry import DEFAULT_ALGORITHM
 from engine.search.summary import SearchSummary
 
 Side = Literal["white", "black"]
@@ -45,7 +46,7 @@ class EngineSettings:
     (:func:`engine.search.registry.validate_params`), not here.
     """
 
-    algorithm: str = "uct"
+    algorithm: str = DEFAULT_ALGORITHM
     params: Mapping[str, Any] = field(default_factory=dict)
     threads: int = 1
     budget: Budget = "time"

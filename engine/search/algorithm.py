@@ -130,6 +130,8 @@ class Algorithm:
 
     name: ClassVar[str]
     title: ClassVar[str]
+    #: What the algorithm is for, in one line (the algorithm menus show it).
+    summary: ClassVar[str]
     description: ClassVar[str]
     mcts: ClassVar[bool] = True
     params: ClassVar[tuple[ParamSpec, ...]] = ()
@@ -162,6 +164,7 @@ class Algorithm:
         return {
             "name": cls.name,
             "title": cls.title,
+            "summary": cls.summary,
             "description": cls.description,
             "mcts": cls.mcts,
             "params": [spec.describe(game) for spec in cls.params],

@@ -12,9 +12,12 @@ MAX_PATH = 1024  # deepest path an iteration may walk (the descent stops there)
 # int64 trace slots every iteration writes (``Worker.info``)
 INFO_SIZE = 8
 T_PATH_LEN, T_FIRST_NEW, T_NEW_COUNT, T_SIM_STATUS, T_SIM_PLIES, T_SIM_WHITE = range(6)
+T_SIM_DEPTH = 6  # mcts: plies of alpha-beta search before the leaf's quiescence search
 # float64 trace slots (``Worker.finfo``)
 F_REWARD, F_SCORE = 0, 1
 # T_SIM_STATUS beyond the game's own status codes: the leaf was terminal (no simulation),
 # a playout cut off by its ply cap was scored by the static evaluation, or (mcts) the
-# leaf's score came from the transposition table of leaf evaluations.
-SIM_TERMINAL, CUT_EVAL, SIM_CACHED = -1, -2, -3
+# leaf's score came from the transposition table of leaf evaluations, or (mcts,
+# ``expand=evaluate``) the leaf was expanded and every child scored: its minimax value is
+# the reward.
+SIM_TERMINAL, CUT_EVAL, SIM_CACHED, SIM_EXPANDED = -1, -2, -3, -4

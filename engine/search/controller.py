@@ -35,7 +35,7 @@ from engine.rules.games import get_game, outcome
 from engine.search.algorithm import SearchWorker, Worker
 from engine.search.codes import DONE, EXHAUSTED, FULL, ROOT_TERMINAL, SOLVED, STOPPED
 from engine.search.info import SearchInfo
-from engine.search.registry import get_algorithm, validate_threads
+from engine.search.registry import DEFAULT_ALGORITHM, get_algorithm, validate_threads
 from engine.search.snapshot import SanCache, build_info
 from engine.search.trace import StepTrace, build_trace
 
@@ -91,7 +91,7 @@ class SearchController:
         fen: str | None = None,
         *,
         moves: Sequence[str] = (),
-        algorithm: str = "uct",
+        algorithm: str = DEFAULT_ALGORITHM,
         params: Mapping[str, Any] | None = None,
         threads: int = 1,
         seed: int = 0,

@@ -14,6 +14,9 @@ from engine.search.algorithms.uct import UCT
 from engine.search.algorithms.uct_minimax import UCTMinimax
 
 ALGORITHMS: dict[str, type[Algorithm]] = {}
+#: The opponent of a new game, ``canopy search`` and ``canopy uci`` when none is named:
+#: the strongest MCTS (docs/results.md).
+DEFAULT_ALGORITHM = "mcts"
 MAX_THREADS = 64
 
 
@@ -59,5 +62,6 @@ def describe_algorithms(game: str = "chess") -> list[dict[str, Any]]:
     for algorithm in ALGORITHMS.values():
         entry = algorithm.describe(name)
         entry["threads"] = {"default": 1, "min": 1, "max": MAX_THREADS if algorithm.mcts else 1}
+        entry["default"] = algorithm.name == DEFAULT_ALGORITHM
         out.append(entry)
     return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from engine.search.registry import ALGORITHMS
+from engine.search.registry import ALGORITHMS, DEFAULT_ALGORITHM
 
 CAPABILITIES = {
     "mcts",
@@ -46,3 +46,16 @@ def test_the_search_without_a_tree_deepens_and_the_tree_searches_iterate(
         caps = entry["capabilities"]
         # a step of a search without a tree is one more depth; with one, one iteration
         assert (caps["stepping"] == "depth") == (not caps["tree"]), entry["name"]
+
+
+def test_the_menu_marks_the_default_opponent_and_says_what_each_algorithm_is_for(
+    client: TestClient,
+) -> None:
+    for game in ("chess", "knight"):
+        listed = client.get("/api/algorithms", params={"game": game}).json()
+        assert [a["name"] for a in listed if a["default"]] == [DEFAULT_ALGORITHM]
+        for entry in listed:
+            summary = entry["summary"]
+            assert summary == ALGORITHMS[entry["name"]].summary
+            assert summary and "\n" not in summary and len(summary) <= 90, entry["name"]
+    assert len({a.summary for a in ALGORITHMS.values()}) == len(ALGORITHMS)

@@ -145,7 +145,7 @@ def test_spectators_may_inspect_nodes_and_bad_ids_are_refused(client, connect) -
 
 
 def test_step_frames_carry_the_positions_along_the_iteration(client, connect) -> None:
-    game = new_game(client, human="both")
+    game = new_game(client, human="both", algorithm="uct")  # a playout to follow
     ws = connect(game)
     ws.recv()
     steps = _steps(ws, 12)

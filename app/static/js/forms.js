@@ -99,11 +99,11 @@ export function createEngineFields(container, { limits }) {
   function setAlgorithms(list, values = {}) {
     algorithms = list || [];
     algoSelect.replaceChildren(
-      ...algorithms.map((a) => h("option", { value: a.name }, `${a.title} (${a.name})`)),
+      ...algorithms.map((a) => h("option", { value: a.name, title: a.title }, `${a.name} — ${a.summary}`)),
     );
     const name = values.algorithm && algorithms.some((a) => a.name === values.algorithm)
       ? values.algorithm
-      : algorithms[0]?.name;
+      : (algorithms.find((a) => a.default) || algorithms[0])?.name;
     if (name) selectAlgorithm(name, values.params || {});
   }
 

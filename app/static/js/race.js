@@ -104,7 +104,7 @@ export function createRaceView(container, { send, getState }) {
     algorithms = list || [];
     game = gameName;
     for (const [side, algo] of [[a, defaults.a], [b, defaults.b]]) {
-      side.algo.replaceChildren(...algorithms.map((x) => h("option", { value: x.name }, x.title)));
+      side.algo.replaceChildren(...algorithms.map((x) => h("option", { value: x.name, title: x.title }, `${x.name} — ${x.summary}`)));
       side.algo.value = algorithms.some((x) => x.name === algo) ? algo : algorithms[0].name;
       side.threads.max = String(limits.threads.max);
       fillParams(side, {});

@@ -166,6 +166,7 @@ class AlphaBetaWorker:
 class AlphaBeta(Algorithm):
     name = "alphabeta"
     title = "Alpha-beta (baseline)"
+    summary = "not MCTS: the depth-first baseline with the same evaluation, to compare against"
     description = (
         "Iterative-deepening negamax alpha-beta with a transposition table, killer moves, "
         "MVV-LVA ordering and quiescence, using the same evaluation as the MCTS algorithms."

@@ -145,6 +145,7 @@ def bfms_run(
 class BFMS(Algorithm):
     name = "bfms"
     title = "Best-First Minimax Search with UCT"
+    summary = "the seed's algorithm: every child evaluated, values backed up by minimax"
     description = (
         "Expand every child of the selected leaf and evaluate each; select by "
         "eval + C·sqrt(ln N / n) (unvisited: eval + FPU); back up by overwriting each value "
@@ -164,6 +165,7 @@ class BFMS(Algorithm):
             "how each new child is scored: the static evaluation, or a quiescence search "
             "(captures, promotions, evasions; Eta's design)",
             choices=("static", "quiescence"),
+            game_defaults={"chess": "quiescence"},  # a static leaf misses every capture
         ),
         ParamSpec(
             "solver", "bool", False,

@@ -26,6 +26,7 @@ The search stops by itself once the root's value is proven (``SOLVED``).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +34,8 @@ import numpy as np
 from numba import njit
 
 from engine.core.convert import move_to_uci
-from engine.core.state import MAX_MOVES
+from engine.core.games import make_move
+from engine.core.state import HASH, MAX_MOVES
 from engine.search.algorithm import (
     NOT_PROVEN,
     PROVEN_DRAW,
@@ -44,7 +46,14 @@ from engine.search.algorithm import (
     SelectionTerms,
     Worker,
 )
-from engine.search.alphabeta_core import ABORTED, MAX_PLY, QCHECKS, SearchContext
+from engine.search.alphabeta_core import (
+    ABORTED,
+    INF,
+    MAX_PLY,
+    NULL_WINDOW,
+    QCHECKS,
+    SearchContext,
+)
 from engine.search.codes import (
     DONE,
     F_REWARD,
@@ -52,19 +61,23 @@ from engine.search.codes import (
     GO_ON,
     MAX_PATH,
     SIM_CACHED,
+    SIM_EXPANDED,
     SIM_TERMINAL,
     SOLVED,
     STOPPED,
     T_PATH_LEN,
+    T_SIM_DEPTH,
     T_SIM_PLIES,
     T_SIM_STATUS,
 )
-from engine.search.evaluation import WIN, game_value, is_mate_score, mate_plies
+from engine.search.evaluation import SQUASH_CP, WIN, game_value, is_mate_score, mate_plies
 from engine.search.params import ParamSpec
 from engine.search.parts.backup import backup_solver
 from engine.search.parts.expand import expand_with_priors, look
-from engine.search.parts.leaf import LeafCache, leaf_score
+from engine.search.parts.implicit import implicit_value
+from engine.search.parts.leaf import LeafCache, leaf_score, window_score
 from engine.search.parts.path import HIST_MAX, begin, descend, guard, record_new
+from engine.search.parts.prior import normalise_priors
 from engine.search.parts.select import blended_q, fpu_value, puct_score, select_puct
 from engine.search.parts.simulate import outcome_reward
 from engine.search.parts.solver import prove
@@ -75,10 +88,12 @@ from engine.search.tree import (
     FIRST_CHILD,
     FLAGS,
     META,
+    MOVE,
     NEXT_SIBLING,
     NONE,
     NUM_LEGAL,
     OUTCOME,
+    PRIOR,
     PROVEN,
     ROOT,
     TERMINAL,
@@ -91,7 +106,9 @@ from engine.search.tree import (
 )
 
 # kernel parameter slots
-K_C, K_ALPHA, K_FPU, K_TEMP, K_UNIFORM, K_QUIESCE, K_SOLVER, K_TT, K_MIX, K_DEPTH = range(10)
+(K_C, K_ALPHA, K_FPU, K_TEMP, K_UNIFORM, K_QUIESCE) = range(6)
+(K_SOLVER, K_TT, K_MIX, K_DEPTH, K_EVALUATE, K_DEEPEN) = range(6, 12)
+KERNEL_PARAMS = 12
 
 
 @njit(cache=True, nogil=True)
@@ -131,6 +148,103 @@ def expand(
 
 
 @njit(cache=True, nogil=True)
+def value_cp(value: float) -> float:
+    """An evaluation in [-1, 1] back in centipawns (the prior's unit), clamped at ±2000."""
+    v = min(0.999, max(-0.999, value))
+    return min(2000.0, max(-2000.0, SQUASH_CP * math.log10((1.0 + v) / (1.0 - v))))
+
+
+@njit(cache=True, nogil=True)
+def expand_evaluating(
+    tree: tuple,
+    node: int,
+    length: int,
+    scratch: tuple,
+    ctx: tuple,
+    cache_keys: np.ndarray,
+    cache_scores: np.ndarray,
+    kparams: np.ndarray,
+) -> int:
+    """Create ``node``'s children and score every one now: 1 if that proved ``node``,
+    0 if not, -1 if the stop flag cut a search short (children left unscored are scored
+    when first selected, as in lazy expansion).
+
+    The children are searched in move-ordering order as a principal-variation search
+    does: the first exactly, each later one first with a null window at the best score
+    so far — a move that cannot beat it keeps the bound that proved so (an optimistic
+    value: the true one is no higher), one that can is searched again exactly. The
+    node's minimax value is exact either way, at the cost of about one alpha-beta search
+    of ``leaf_depth + 1`` plies instead of a full search per child. The priors are then
+    a softmax of the children's scores."""
+    s, _moves, child_state, child_moves, _hist, _record, _path, info, _finfo, keys = scratch
+    temperature, mix = kparams[K_TEMP], kparams[K_MIX]
+    uniform, quiesce = kparams[K_UNIFORM] != 0.0, kparams[K_QUIESCE] != 0.0
+    solver, use_cache = kparams[K_SOLVER] != 0.0, kparams[K_TT] != 0.0
+    depth = np.int64(kparams[K_DEPTH])
+    first_new = tree[META][USED]
+    count = expand_with_priors(
+        tree, node, s, _moves, child_state, child_moves, temperature, False, 0.0
+    )
+    record_new(info, first_new, count)
+    flags, value, prior = tree[FLAGS], tree[VALUE], tree[PRIOR]
+    children = np.empty(count, dtype=np.int64)
+    child = tree[FIRST_CHILD][node]
+    for i in range(count):
+        children[i] = child
+        child = tree[NEXT_SIBLING][child]
+    ranks = np.empty(count, dtype=np.float64)
+    for i in range(count):
+        ranks[i] = -prior[children[i]]
+    ply = tree[DEPTH][node] + 1
+    best = -INF  # the best score so far, for the side choosing at ``node``
+    for k in np.argsort(ranks, kind="mergesort"):
+        child = children[k]
+        if not (flags[child] & TERMINAL):
+            child_state[:] = s
+            make_move(child_state, tree[MOVE][child])
+            keys[HIST_MAX + length] = child_state[HASH]
+            look(tree, child, child_state, child_moves, keys, HIST_MAX + length)
+        if flags[child] & TERMINAL:
+            settle_terminal(tree, child, solver)
+            best = max(best, min(1.0, max(-1.0, value[child])))
+            continue
+        key = child_state[HASH]
+        slot = np.int64(key & np.uint64(cache_keys.shape[0] - 1))
+        if use_cache and cache_keys[slot] == key:
+            score = -float(cache_scores[slot])
+        else:
+            exact = best == -INF
+            if not exact:  # can it beat the best so far? (its mover's score below -best)
+                to_move = window_score(
+                    ctx, child_state, quiesce, depth, -best - NULL_WINDOW, -best, ply
+                )
+                exact = to_move < -best
+            if exact:
+                to_move = window_score(ctx, child_state, quiesce, depth, -INF, INF, ply)
+            if ctx[11][ABORTED]:
+                return -1
+            to_move = min(1.0, max(-1.0, to_move))
+            score = -to_move
+            if exact and use_cache:
+                cache_keys[slot] = key
+                cache_scores[slot] = to_move
+        tree[EVAL][child] = score
+        value[child] = score
+        flags[child] |= EVALUATED
+        best = max(best, score)
+    if not uniform:  # the prior: a softmax of the children's scores, in centipawns
+        child = tree[FIRST_CHILD][node]
+        while child != NONE:
+            prior[child] = value_cp(min(1.0, max(-1.0, value[child])))
+            child = tree[NEXT_SIBLING][child]
+    normalise_priors(tree, node, temperature, uniform, mix)
+    if solver and prove(tree, node):
+        return 1
+    implicit_value(tree, node)
+    return 0
+
+
+@njit(cache=True, nogil=True)
 def mcts_iteration(
     tree: tuple,
     root: np.ndarray,
@@ -147,6 +261,10 @@ def mcts_iteration(
     uniform, quiesce = kparams[K_UNIFORM] != 0.0, kparams[K_QUIESCE] != 0.0
     solver, use_cache = kparams[K_SOLVER] != 0.0, kparams[K_TT] != 0.0
     depth = np.int64(kparams[K_DEPTH])
+    evaluate_all = kparams[K_EVALUATE] != 0.0
+    deepen = np.int64(kparams[K_DEEPEN])
+    expanded = False
+    rescore = False
     flags = tree[FLAGS]
     length = begin(root, s, path, info, keys)
     node = ROOT
@@ -154,10 +272,20 @@ def mcts_iteration(
         f = flags[node]
         if f & (PROVEN | TERMINAL) or not (f & EVALUATED):
             break  # a known result, or a leaf to evaluate
-        if tree[FIRST_CHILD][node] == NONE and expand(
-            tree, node, scratch, temperature, uniform, mix, solver
-        ):
-            break  # proven by a child that ends the game
+        if tree[FIRST_CHILD][node] == NONE and node != ROOT and tree[VISITS][node] <= deepen:
+            rescore = True
+            break  # visited again before its expansion: a deeper search of it
+        if tree[FIRST_CHILD][node] == NONE:
+            if evaluate_all:
+                done = expand_evaluating(
+                    tree, node, length, scratch, ctx, cache_keys, cache_scores, kparams
+                )
+                if done < 0:
+                    return False
+                expanded = True
+                break  # the node's children scored: its new minimax value is backed up
+            if expand(tree, node, scratch, temperature, uniform, mix, solver):
+                break  # proven by a child that ends the game
         child = select_puct(tree, node, c_puct, alpha, fpu, solver)
         if child == NONE:
             break
@@ -165,6 +293,7 @@ def mcts_iteration(
         length = descend(tree, node, s, path, length, keys)
     info[T_PATH_LEN] = length
     info[T_SIM_PLIES] = 0
+    info[T_SIM_DEPTH] = depth
     f = flags[node]
     if not (f & (PROVEN | TERMINAL | EVALUATED)) and tree[NUM_LEGAL][node] == UNKNOWN:
         look(tree, node, s, moves, keys, HIST_MAX + length - 1)  # is the game over here?
@@ -172,10 +301,30 @@ def mcts_iteration(
     if f & TERMINAL and not (f & EVALUATED):
         settle_terminal(tree, node, solver)
         f = flags[node]
-    if f & (PROVEN | TERMINAL):
+    if expanded and not (f & PROVEN):
+        score = min(1.0, max(-1.0, tree[VALUE][node]))  # the negamax of its new children
+        reward = 0.5 * (1.0 + score)
+        info[T_SIM_STATUS] = SIM_EXPANDED
+    elif f & (PROVEN | TERMINAL):
         reward = outcome_reward(tree[OUTCOME][node])
         score = float(tree[OUTCOME][node])
         info[T_SIM_STATUS] = SIM_TERMINAL
+    elif rescore:  # the table's score may be shallower: searched afresh, not stored
+        deeper = depth + tree[VISITS][node]
+        info[T_SIM_DEPTH] = deeper
+        to_move, _ = leaf_score(
+            ctx, s, quiesce, deeper, cache_keys, cache_scores, False, tree[DEPTH][node]
+        )
+        if ctx[11][ABORTED]:
+            return False
+        score = -to_move
+        tree[EVAL][node] = score
+        tree[VALUE][node] = score
+        reward = 0.5 * (1.0 + score)
+        info[T_SIM_STATUS] = 0
+        plies = min(ctx[5][0], record.shape[0])
+        record[:plies] = ctx[4][0, :plies]
+        info[T_SIM_PLIES] = plies
     elif f & EVALUATED:  # every child proven lost, the node not yet: its mean stands
         reward = tree[VALUE_SUM][node] / max(1, tree[VISITS][node])
         score = 2.0 * reward - 1.0
@@ -231,7 +380,7 @@ class MCTSScratch:
     table of leaf scores."""
 
     def __init__(self, tt_mb: float) -> None:
-        self.search = SearchContext(tt_bits=14)  # for leaf_depth > 0 (qsearch keeps none)
+        self.search = SearchContext(tt_bits=18)  # for leaf_depth > 0 (qsearch keeps none)
         self.cache = LeafCache(tt_mb)
 
     @property
@@ -291,6 +440,7 @@ def proof_rank(child: ChildStats) -> int:
 class MCTS(Algorithm):
     name = "mcts"
     title = "MCTS with quiescence leaves, priors, solver and implicit minimax"
+    summary = "MCTS built for strength: quiescence leaves, proofs, priors (the default)"
     description = (
         "MCTS built for strength: PUCT selection with a move-ordering prior over "
         "(1 − α)·Q + α·minimax, leaves scored by a quiescence search instead of a random "
@@ -329,6 +479,13 @@ class MCTS(Algorithm):
             min=0.0, max=1.0,
         ),
         ParamSpec(
+            "expand", "choice", "lazy",
+            "lazy: children are created with a move-ordering prior and each is scored when "
+            "first chosen; evaluate: every child is scored when its parent is expanded and "
+            "the prior is a softmax of those scores",
+            choices=("lazy", "evaluate"),
+        ),
+        ParamSpec(
             "leaf", "choice", "quiescence",
             "leaf evaluation: quiescence search (captures, promotions, evasions) or the "
             "static evaluation alone",
@@ -338,6 +495,12 @@ class MCTS(Algorithm):
             "leaf_depth", "int", 0,
             "plies of alpha-beta search before the leaf's quiescence search (0: the "
             "quiescence search alone)", min=0, max=4,
+        ),
+        ParamSpec(
+            "deepen", "int", 0,
+            "visits a leaf may get before it is expanded, each scoring it again with an "
+            "alpha-beta search one ply deeper (0: expanded on its second visit)",
+            min=0, max=6,
         ),
         ParamSpec(
             "qchecks", "int", 2,
@@ -367,7 +530,7 @@ class MCTS(Algorithm):
 
     @classmethod
     def kernel_params(cls, params: dict[str, Any]) -> np.ndarray:
-        kp = np.zeros(10, dtype=np.float64)
+        kp = np.zeros(KERNEL_PARAMS, dtype=np.float64)
         kp[K_C], kp[K_ALPHA], kp[K_FPU] = params["c_puct"], params["alpha"], params["fpu"]
         kp[K_TEMP], kp[K_MIX] = params["prior_temp"], params["prior_mix"]
         kp[K_UNIFORM] = params["prior"] == "none"
@@ -375,6 +538,8 @@ class MCTS(Algorithm):
         kp[K_SOLVER] = params["solver"]
         kp[K_TT] = params["tt"]
         kp[K_DEPTH] = params["leaf_depth"]
+        kp[K_EVALUATE] = params["expand"] == "evaluate"
+        kp[K_DEEPEN] = params["deepen"]
         return kp
 
     # ------------------------------------------------------------ reading the tree
@@ -484,15 +649,26 @@ class MCTS(Algorithm):
         san = view.sans.line(path_moves + moves)[len(path_moves) :]
         cached = view.status == SIM_CACHED
         leaf = view.params["leaf"]
-        if cached:
+        depth = int(worker.info[T_SIM_DEPTH])
+        searched = f"an alpha-beta search of {depth} plies, then " if depth else ""
+        if view.status == SIM_EXPANDED:
+            note = (
+                "the leaf was expanded and every child scored (the first exactly, the others "
+                "with a null window at the best so far); the reward is its minimax value"
+            )
+        elif cached:
             note = "the position's score was in the table of leaf evaluations (a transposition)"
         elif leaf == "quiescence":
-            note = (
+            note = searched + (
                 "quiescence search: captures and promotions (every evasion in check, quiet "
                 "checks in its first plies) until the position is quiet, then the evaluation"
             )
         else:
-            note = "the static evaluation of the leaf"
+            note = searched + "the static evaluation of the leaf"
+        leaf_node = view.leaf
+        before = int(view.before_visits[leaf_node]) if leaf_node < view.used else 0
+        if view.status not in (SIM_EXPANDED, SIM_CACHED) and before:
+            note = f"visit {before + 1} of a leaf not yet expanded: " + note
         return {
             "kind": "quiescence" if leaf == "quiescence" else "evaluation",
             "leaf": view.name(view.leaf),
@@ -501,6 +677,8 @@ class MCTS(Algorithm):
             "score": float(worker.finfo[F_SCORE]),
             "reward": view.reward,
             "cached": cached,
+            "depth": depth,
+            "expanded": view.status == SIM_EXPANDED,
             "note": note,
         }
 

@@ -118,6 +118,7 @@ AT_CAP = ("rules", "eval")
 class UCT(UCB1Family):
     name = "uct"
     title = "UCT (random playouts)"
+    summary = "plain UCT: the textbook algorithm with random playouts, weak at tactics"
     description = (
         "Upper Confidence bounds applied to Trees: descend by UCB1, expand one untried move, "
         "play a random game to the end, back up 1 / ½ / 0."

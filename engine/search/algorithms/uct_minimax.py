@@ -139,6 +139,7 @@ def uct_minimax_run(
 class UCTMinimax(UCB1Family):
     name = "uct-minimax"
     title = "UCT with minimax simulation"
+    summary = "UCT whose playout is a short alpha-beta search: sees short tactics, grows slowly"
     description = (
         "UCT whose random playout is replaced by a shallow alpha-beta search of the leaf "
         "(depth 3 by default) with the static evaluation; the score's sign is the reward."

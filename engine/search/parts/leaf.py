@@ -78,3 +78,26 @@ def leaf_score(
         cache_keys[slot] = key
         cache_scores[slot] = score
     return score, False
+
+
+@njit(cache=True, nogil=True)
+def window_score(
+    ctx: tuple,
+    s: np.ndarray,
+    quiesce: bool,
+    depth: int,
+    alpha: float,
+    beta: float,
+    ply_offset: int,
+) -> float:
+    """:func:`leaf_score`'s search of ``s`` (for its side to move) within ``(alpha, beta)``,
+    no table: a result at or below ``alpha`` is an upper bound, at or above ``beta`` a
+    lower bound, and only one strictly between them is exact. Lets the caller prove a
+    move worse than a known one with a null window instead of scoring it exactly."""
+    ctx[0][0] = s
+    if depth > 0:
+        return negamax(ctx, 0, depth, alpha, beta, quiesce, ply_offset)
+    if quiesce:
+        return qsearch(ctx, 0, alpha, beta, ply_offset, 0)
+    ctx[5][0] = 0
+    return evaluate(s)

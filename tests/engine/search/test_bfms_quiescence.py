@@ -72,6 +72,8 @@ def test_proofs_follow_the_rules_and_proven_nodes_are_not_expanded_again(leaf: s
     assert abs(info.moves[0].eval) > WIN / 2
 
 
-def test_the_classic_settings_are_the_defaults() -> None:
+def test_chess_defaults_to_quiescence_leaves_and_knight_chess_to_the_classic_settings() -> None:
     params = SearchController("chess", algorithm="bfms").params
+    assert params["leaf"] == "quiescence" and params["solver"] is False
+    params = SearchController("knight", algorithm="bfms").params
     assert params["leaf"] == "static" and params["solver"] is False

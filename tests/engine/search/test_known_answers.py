@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import chess
 import pytest
 
 from engine.core.convert import move_to_uci
@@ -109,7 +110,10 @@ MATE_IN_TWO = "k7/8/2K5/8/8/8/8/1R6 w - - 0 1"  # 1. Kc7! Ka7 2. Ra1# (checked b
     ("algorithm", "params", "iterations"),
     [
         ("alphabeta", {}, 100_000),
-        ("bfms", {}, 2000),
+        # The classic bfms: with quiescence leaves (the chess default) it proves the mate in
+        # four after 1. Rb5 first, and a won game's 10,000-point value then takes every
+        # visit (C·sqrt(ln N / n) never competes with it), so the shorter mate stays unseen.
+        ("bfms", {"leaf": "static"}, 2000),
         ("uct", {}, 10_000),
         # (uct-minimax is left out: in a won ending every depth-3 leaf search scores a win
         # by sign, and even scaled rewards average the mate away among near-equal lines.)
@@ -123,12 +127,23 @@ def test_mate_in_two_with_a_quiet_first_move(algorithm: str, params: dict, itera
     assert info.pv[:3] == ("c6c7", "a8a7", "b1a1")
 
 
-@pytest.mark.parametrize("algorithm", ["alphabeta", "bfms"])
-def test_minimax_algorithms_score_a_forced_mate_as_win_minus_ten_per_ply(algorithm: str) -> None:
-    info = SearchController("chess", MATE_IN_TWO, algorithm=algorithm, seed=1).search(
-        iterations=100_000 if algorithm == "alphabeta" else 2000
-    )
+@pytest.mark.parametrize(("algorithm", "params"), [("alphabeta", {}), ("bfms", {"leaf": "static"})])
+def test_minimax_algorithms_score_a_forced_mate_as_win_minus_ten_per_ply(
+    algorithm: str, params: dict
+) -> None:
+    info = SearchController(
+        "chess", MATE_IN_TWO, algorithm=algorithm, params=params, seed=1
+    ).search(iterations=100_000 if algorithm == "alphabeta" else 2000)
     assert info.moves[0].eval == pytest.approx(10000 - 10 * 3)  # mate on the third ply
+
+
+def test_bfms_with_its_chess_defaults_plays_a_forced_mate_and_scores_it_by_its_length() -> None:
+    info = SearchController("chess", MATE_IN_TWO, algorithm="bfms", seed=1).search(iterations=2000)
+    board = chess.Board(MATE_IN_TWO)
+    for uci in info.pv:
+        board.push_uci(uci)
+    assert board.is_checkmate()  # the line it shows ends in mate ...
+    assert info.moves[0].eval == pytest.approx(10000 - 10 * len(info.pv))  # ... and is scored so
 
 
 def test_final_choice_breaks_equal_visits_by_q_then_by_evaluation() -> None:

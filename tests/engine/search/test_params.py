@@ -17,9 +17,10 @@ def test_defaults_follow_the_papers_and_the_game() -> None:
     assert validate_params("bfms", None, "chess") == {
         "C": 1.5,
         "fpu": 0.5,
-        "leaf": "static",
+        "leaf": "quiescence",  # a static leaf misses every capture in flight
         "solver": False,
     }
+    assert validate_params("bfms", None, "knight")["leaf"] == "static"
     assert validate_params("uct-minimax", None, "chess")["depth"] == 3
 
 

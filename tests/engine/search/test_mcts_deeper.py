@@ -1,0 +1,114 @@
+"""``mcts``'s two ways of searching deeper where the tree returns: an expansion that scores
+every child at once (``expand=evaluate``, a principal-variation search over the children)
+and a leaf scored again, one ply deeper, each time it is visited before its expansion
+(``deepen``). Each keeps the known answers, and each value in the tree is what the search
+it names returns."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.core.convert import state_from_fen
+from engine.core.games import make_move
+from engine.search.algorithm import PROVEN_WIN
+from engine.search.alphabeta_core import QCHECKS, SearchContext
+from engine.search.controller import SearchController
+from engine.search.parts.leaf import LeafCache, leaf_score
+from engine.search.tree import EVALUATED, NONE, ROOT, TERMINAL
+from tests.engine.search.test_mcts_search import (
+    HANGING_QUEEN,
+    PINNED_QUEEN,
+    QUIET_MATE_IN_TWO,
+    SCHOLARS_DEFENCE,
+    SCHOLARS_MATE,
+)
+
+MODES = [
+    {"expand": "evaluate", "alpha": 1.0},
+    {"expand": "evaluate", "leaf_depth": 1},
+    {"deepen": 2},
+]
+ITALIAN = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
+
+
+def search(fen: str | None, params: dict, iterations: int, moves: tuple[str, ...] = ()):
+    controller = SearchController(
+        "chess", fen, moves=moves, algorithm="mcts", params=params, seed=1
+    )
+    return controller, controller.search(iterations=iterations)
+
+
+def exact(state: np.ndarray, depth: int, qchecks: int = 2) -> float:
+    """The leaf search's own score of ``state`` for its side to move, full window, no table."""
+    ctx = SearchContext(tt_bits=12)
+    ctx.stats[QCHECKS] = qchecks
+    cache = LeafCache(1)
+    score, _ = leaf_score(ctx.arrays, state, True, depth, cache.keys, cache.scores, False, 1)
+    return min(1.0, max(-1.0, score))
+
+
+def position(tree, root_state: np.ndarray, node: int) -> np.ndarray:
+    moves = []
+    while node != ROOT:
+        moves.append(int(tree.move[node]))
+        node = int(tree.parent[node])
+    s = root_state.copy()
+    for m in reversed(moves):
+        make_move(s, m)
+    return s
+
+
+@pytest.mark.parametrize("params", MODES)
+@pytest.mark.parametrize(("fen", "answer"), [(HANGING_QUEEN, "c1g5"), (PINNED_QUEEN, "c3d5")])
+def test_winning_captures_are_taken(params: dict, fen: str, answer: str) -> None:
+    assert search(fen, params, 600)[1].bestmove == answer
+
+
+@pytest.mark.parametrize("params", MODES)
+def test_mates_are_proven_and_the_scholars_mate_defended(params: dict) -> None:
+    for fen, mate in ((SCHOLARS_MATE, "h5f7"), (QUIET_MATE_IN_TWO, "c6c7")):
+        info = search(fen, params, 3000)[1]
+        assert info.bestmove == mate and info.moves[0].proof == PROVEN_WIN
+    assert search(None, params, 600, SCHOLARS_DEFENCE)[1].bestmove == "f6h5"
+
+
+@pytest.mark.parametrize("leaf_depth", [0, 1])
+def test_an_evaluating_expansion_scores_the_best_child_exactly_and_bounds_the_rest(
+    leaf_depth: int,
+) -> None:
+    params = {"expand": "evaluate", "leaf_depth": leaf_depth, "tt": False}
+    controller, _ = search(ITALIAN, params, 2)  # the root's evaluation, then its expansion
+    tree = controller.workers[0].tree
+    root_state = state_from_fen(ITALIAN, "chess")
+    kids = tree.children(ROOT)
+    assert len(kids) == 33 and all(tree.flags[k] & EVALUATED for k in kids)
+    truth = {k: -exact(position(tree, root_state, k), leaf_depth) for k in kids}
+    best = max(truth.values())
+    assert float(tree.value[ROOT]) == pytest.approx(-best, abs=1e-6)
+    for k in kids:  # a move shown worse than the best keeps an upper bound on its score
+        assert float(tree.value[k]) >= truth[k] - 1e-6
+        if truth[k] == best:
+            assert float(tree.value[k]) == pytest.approx(best, abs=1e-6)
+    assert sum(float(tree.prior[k]) for k in kids) == pytest.approx(1.0)
+    top = max(kids, key=lambda k: tree.prior[k])
+    assert float(tree.value[top]) == pytest.approx(best, abs=1e-6)  # the prior follows scores
+
+
+def test_a_leaf_visited_again_is_scored_one_ply_deeper_until_it_is_expanded() -> None:
+    controller, _ = search(ITALIAN, {"deepen": 2, "tt": False}, 400)
+    tree = controller.workers[0].tree
+    root_state = state_from_fen(ITALIAN, "chess")
+    seen = {1: 0, 2: 0, 3: 0}
+    for node in range(1, tree.used):
+        visits = int(tree.visits[node])
+        if tree.flags[node] & TERMINAL or not visits:
+            continue
+        if visits <= 3:  # scored at depth visits - 1 (0: the quiescence search alone)
+            assert tree.first_child[node] == NONE
+            s = position(tree, root_state, node)
+            assert float(tree.eval[node]) == pytest.approx(-exact(s, visits - 1), abs=1e-6)
+            seen[visits] += 1
+        else:
+            assert tree.first_child[node] != NONE
+    assert all(count > 0 for count in seen.values())
