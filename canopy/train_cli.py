@@ -62,6 +62,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     config = TrainConfig(
         game=args.game, games=args.games, generations=args.generations, seed=args.seed,
         nodes=args.nodes, gate_games=args.gate_games, tuples=args.tuples,
+        fit_linear=args.fit_linear, fit_contact=args.fit_contact,
     )  # fmt: skip
     out = Path(args.out)
     init = Path(args.init) if args.init else None
@@ -100,6 +101,14 @@ def add_train_command(command: Callable[[str, Any, str], argparse.ArgumentParser
     p.add_argument("--gate-games", type=_positive, default=40,
                    help="gating games a generation (even)")  # fmt: skip
     p.add_argument("--tuples", choices=sorted(TUPLE_SETS), default=DEFAULT_TUPLES)
+    p.add_argument(
+        "--fit-linear", action="store_true",
+        help="refit the hand features' weights too (measured: predicts better, plays worse)",
+    )  # fmt: skip
+    p.add_argument(
+        "--fit-contact", action="store_true",
+        help="learn the attackers x defenders table too (measured: predicts better, plays worse)",
+    )  # fmt: skip
     p.add_argument(
         "--init", default=None, metavar="FILE",
         help="start from these learned weights instead of the hand evaluation",

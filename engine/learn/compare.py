@@ -85,7 +85,7 @@ def compare(out: Path, config: TrainConfig) -> list[dict[str, float | str | int]
         theta, _, iterations = lbfgs(loss, prior, config.iterations)
         seconds = time.perf_counter() - started
         w = model.unpack(theta, "", {})
-        arrays = derive(w.linear, w.tuples, w.weights)
+        arrays = derive(w.linear, w.tuples, w.weights, w.contact)
         ns = _ns_per_call(lambda s, a=arrays: batch_fast_logits(s, *a), sample)
         results.append({
             "model": label,

@@ -8,9 +8,9 @@ so fitting it is a convex problem. :func:`fit` minimises
     mean_i  CE(target_i, sigmoid(z_i))  +  l2 · (|linear − linear₀|² + |tuple weights|²)
 
 by L-BFGS on full batches from a given start, without BLAS (see :func:`_dot`): the same
-data and start give the same weights on any machine with the same numpy. ``linear₀`` is the hand evaluation turned
-into logits (centipawns · ln 10 / 400), so the untrained network **is** the hand
-evaluation and the tuples learn what it misses.
+data and start give the same weights on any machine with the same numpy. ``linear₀``
+is the hand evaluation turned into logits (centipawns · ln 10 / 400), so the untrained
+network **is** the hand evaluation and the tuples learn what it misses.
 
 Tuples are tied under the board's left-right mirror (knight chess is symmetric that
 way), which halves the free weights: a tuple and its mirror image share one weight per
@@ -27,8 +27,9 @@ import numpy as np
 from engine.search.eval_features import N_KNIGHT
 from engine.search.evaluation import KNIGHT_EG, KNIGHT_MG, SQUASH_CP
 from engine.search.learned_eval import tuple_rows
-from engine.search.learned_weights import MAX_TUPLE, LearnedWeights
+from engine.search.learned_weights import CONTACT_SHAPE, MAX_TUPLE, LearnedWeights
 
+N_CONTACT = CONTACT_SHAPE[1] * CONTACT_SHAPE[2]  # contact weights per phase
 CP_TO_LOGIT = math.log(10.0) / SQUASH_CP  # the hand evaluation's squash as a logistic
 KNIGHT_JUMPS = ((1, 2), (2, 1), (2, -1), (1, -2))  # half of them: each pair once
 
@@ -110,6 +111,7 @@ class Rows:
     features: np.ndarray  # (n, N_KNIGHT)
     mg_share: np.ndarray  # (n,)
     configs: np.ndarray  # (n, T)
+    contacts: np.ndarray  # (n, 2 · 16): knights per side and contact bucket
 
     def __len__(self) -> int:
         return int(self.mg_share.shape[0])
@@ -120,8 +122,9 @@ def rows_of(states: np.ndarray, squares: np.ndarray) -> Rows:
     configs = np.zeros((n, squares.shape[0]), dtype=np.int64)
     features = np.zeros((n, N_KNIGHT))
     share = np.zeros(n)
-    tuple_rows(np.ascontiguousarray(states), squares, configs, features, share)
-    return Rows(features, share, configs)
+    contacts = np.zeros((n, N_CONTACT))
+    tuple_rows(np.ascontiguousarray(states), squares, configs, features, share, contacts)
+    return Rows(features, share, configs, contacts)
 
 
 def hand_linear() -> np.ndarray:
@@ -130,30 +133,36 @@ def hand_linear() -> np.ndarray:
 
 
 class Model:
-    """The network's free weights as one vector ``θ = [linear (2·F), tied (2·U)]``."""
+    """The network's free weights as one vector
+    ``θ = [linear (2·F), contact (2·32), tied tuple weights (2·U)]``."""
 
     def __init__(self, squares: np.ndarray) -> None:
         self.squares = squares
         self.index, self.free = tied_index(squares)
-        self.size = 2 * N_KNIGHT + 2 * self.free
+        self.tied_at = 2 * N_KNIGHT + 2 * N_CONTACT  # where the tuple weights start
+        self.size = self.tied_at + 2 * self.free
 
     def pack(self, w: LearnedWeights) -> np.ndarray:
         """θ from expanded weights (each tied group takes its first member's value)."""
         theta = np.zeros(self.size)
         theta[: 2 * N_KNIGHT] = w.linear.ravel()
+        theta[2 * N_KNIGHT : self.tied_at] = w.contact.ravel()
         flat = self.index.ravel()
         for p in range(2):
             tied = np.zeros(self.free)
             tied[flat[::-1]] = w.weights[p].ravel()[::-1]
-            start = 2 * N_KNIGHT + p * self.free
+            start = self.tied_at + p * self.free
             theta[start : start + self.free] = tied
         return theta
 
     def unpack(self, theta: np.ndarray, command: str, meta: dict) -> LearnedWeights:
         linear = theta[: 2 * N_KNIGHT].reshape(2, N_KNIGHT).copy()
-        tied = theta[2 * N_KNIGHT :].reshape(2, self.free)
+        contact = theta[2 * N_KNIGHT : self.tied_at].reshape(CONTACT_SHAPE).copy()
+        tied = theta[self.tied_at :].reshape(2, self.free)
         weights = np.stack([tied[p][self.index] for p in range(2)])
-        return LearnedWeights("knight", linear, self.squares.copy(), weights, command, meta)
+        return LearnedWeights(
+            "knight", linear, self.squares.copy(), weights, contact, command=command, meta=meta
+        )
 
     def start(self) -> np.ndarray:
         theta = np.zeros(self.size)
@@ -162,11 +171,14 @@ class Model:
 
     def logits(self, theta: np.ndarray, rows: Rows) -> np.ndarray:
         lin = theta[: 2 * N_KNIGHT].reshape(2, N_KNIGHT)
-        tied = theta[2 * N_KNIGHT :].reshape(2, self.free)
+        contact = theta[2 * N_KNIGHT : self.tied_at].reshape(2, N_CONTACT)
+        tied = theta[self.tied_at :].reshape(2, self.free)
         a = rows.mg_share
         idx = self.index[np.arange(self.squares.shape[0])[None, :], rows.configs]
         mg = np.einsum("ij,j->i", rows.features, lin[0]) + tied[0][idx].sum(axis=1)
         eg = np.einsum("ij,j->i", rows.features, lin[1]) + tied[1][idx].sum(axis=1)
+        mg += np.einsum("ij,j->i", rows.contacts, contact[0])
+        eg += np.einsum("ij,j->i", rows.contacts, contact[1])
         return mg * a + eg * (1.0 - a)
 
     def loss_grad(
@@ -181,11 +193,14 @@ class Model:
         grad = np.zeros(self.size)
         grad[:N_KNIGHT] = np.einsum("ij,i->j", rows.features, g * a)
         grad[N_KNIGHT : 2 * N_KNIGHT] = np.einsum("ij,i->j", rows.features, g * (1.0 - a))
+        c0 = 2 * N_KNIGHT
+        grad[c0 : c0 + N_CONTACT] = np.einsum("ij,i->j", rows.contacts, g * a)
+        grad[c0 + N_CONTACT : self.tied_at] = np.einsum("ij,i->j", rows.contacts, g * (1.0 - a))
         idx = self.index[np.arange(self.squares.shape[0])[None, :], rows.configs].ravel()
         t_count = self.squares.shape[0]
         for p, share in enumerate((a, 1.0 - a)):
             w = np.repeat(g * share, t_count)
-            start = 2 * N_KNIGHT + p * self.free
+            start = self.tied_at + p * self.free
             grad[start : start + self.free] = np.bincount(idx, weights=w, minlength=self.free)
         diff = theta - prior
         loss += l2 * _dot(diff, diff)
@@ -262,9 +277,26 @@ def fit(
     prior: np.ndarray,
     l2: float,
     iterations: int = 150,
+    fit_linear: bool = False,
+    fit_contact: bool = False,
 ) -> tuple[np.ndarray, float, int]:
-    """θ minimising the regularised cross-entropy from ``start``; ``(θ, loss, iterations)``."""
-    return lbfgs(lambda th: model.loss_grad(th, rows, target, prior, l2), start, iterations)
+    """θ minimising the regularised cross-entropy from ``start``; ``(θ, loss, iterations)``.
+
+    Unless ``fit_linear``, the linear layer keeps its value from ``start`` (the hand
+    evaluation's weights), and unless ``fit_contact`` the contact table does: only the
+    tuples learn. Refitting either predicted results better and played worse
+    (docs/learning.md has the gating matches)."""
+    mask = np.ones(model.size)
+    if not fit_linear:
+        mask[: 2 * N_KNIGHT] = 0.0
+    if not fit_contact:
+        mask[2 * N_KNIGHT : model.tied_at] = 0.0
+
+    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        value, grad = model.loss_grad(theta, rows, target, prior, l2)
+        return value, grad * mask
+
+    return lbfgs(loss, start, iterations)
 
 
 def cross_entropy(model: Model, theta: np.ndarray, rows: Rows, target: np.ndarray) -> float:

@@ -60,10 +60,12 @@ def _serve(conn: Connection, nodes: int) -> None:
             worker.run(nodes, stop)
             if worker.completed_depth > 0:
                 move, score = int(worker.moves[0]), float(worker.scores[0])
+                pv = [int(m) for m in worker.pvs[0][: int(worker.pv_lens[0])]]
             else:
                 best = int(np.argmax(worker.static))
                 move, score = int(worker.moves[best]), float(worker.static[best])
-            conn.send((move, score))
+                pv = [move]
+            conn.send((move, score, pv))
         elif kind == "play":
             worker.advance(int(msg[1]))
         else:
@@ -120,10 +122,11 @@ class Player:
         if reply != ("ok",):
             raise PlayerError(f"player refused a new game: {reply!r}")
 
-    def go(self, keys: list[int]) -> tuple[int, float]:
+    def go(self, keys: list[int]) -> tuple[int, float, list[int]]:
+        """The move, its score for the side to move and its principal variation."""
         self.conn.send(("go", keys))
         reply = self._recv()
-        if not (isinstance(reply, tuple) and len(reply) == 2 and isinstance(reply[0], int)):
+        if not (isinstance(reply, tuple) and len(reply) == 3 and isinstance(reply[0], int)):
             raise PlayerError(f"player answered {reply!r}")
         return reply
 
@@ -150,11 +153,21 @@ class Side:
 
 @dataclass(frozen=True)
 class GameRecord:
-    """One game: the positions where a move was chosen, their search scores, the result."""
+    """One game's training positions and result.
 
-    states: np.ndarray  # (n, STATE_SIZE) uint64, before each move
-    scores: np.ndarray  # (n,) the search's score for the side to move, clipped to [-1, 1]
+    The positions are the **leaves of the principal variations** (TD-leaf): for each
+    move chosen, the position at the end of the search's expected line — usually after
+    its quiescence search, a quiet position — which is where the search applied the
+    static evaluation, scored there. A position where a capture is pending would teach
+    the evaluation to guess at the exchange the search resolves anyway (measured: fitted
+    to the positions where moves were chosen, generation 1 scored 46 % against the hand
+    evaluation in gating).
+    """
+
+    states: np.ndarray  # (n, STATE_SIZE) uint64: PV leaves that are not game ends
+    scores: np.ndarray  # (n,) the search's score for the leaf's side to move, in [-1, 1]
     white: float  # White's score: 1, 0.5, 0
+    plies: int = 0  # plies the game lasted
 
 
 def opening_state(fen: str, game: str, seed: int, index: int, random_plies: int) -> np.ndarray:
@@ -191,18 +204,24 @@ def play_game(start: np.ndarray, white: Side, black: Side, max_plies: int = 400)
     states: list[np.ndarray] = []
     scores: list[float] = []
     white_score = 0.5
+    plies = 0
     while True:
         n = legal_moves(s, buf)
         code = status(s, n)
         if code != ONGOING:
             white_score = (result(s, code) + 1) / 2
             break
-        if len(states) >= max_plies:
+        if plies >= max_plies:
             break
         side = white if s[TURN] == 0 else black
-        move, score = side.player.go(keys[:-1])
-        states.append(s.copy())
-        scores.append(max(-1.0, min(1.0, score)))
+        move, score, pv = side.player.go(keys[:-1])
+        if move not in buf[:n]:
+            raise PlayerError(f"player chose an illegal move {move}")
+        plies += 1
+        leaf, flips = pv_leaf(s, pv, buf)
+        if leaf is not None:
+            states.append(leaf)
+            scores.append(max(-1.0, min(1.0, -score if flips else score)))
         make_move(s, move)
         for p in players:
             p.play(move)
@@ -213,4 +232,25 @@ def play_game(start: np.ndarray, white: Side, black: Side, max_plies: int = 400)
         np.array(states, dtype=np.uint64).reshape(-1, start.shape[0]),
         np.array(scores),
         white_score,
+        plies,
     )
+
+
+def pv_leaf(s: np.ndarray, pv: list[int], buf: np.ndarray) -> tuple[np.ndarray | None, bool]:
+    """The position at the end of ``pv`` from ``s`` (legal moves only), and whether its
+    side to move is the other side; None when the line ends the game."""
+    from engine.core.games import legal_moves, make_move, status
+    from engine.core.state import ONGOING
+
+    leaf = s.copy()
+    scratch = np.zeros_like(buf)
+    applied = 0
+    for m in pv:
+        n = legal_moves(leaf, scratch)
+        if status(leaf, n) != ONGOING or m not in scratch[:n]:
+            break
+        make_move(leaf, m)
+        applied += 1
+    if status(leaf, legal_moves(leaf, scratch)) != ONGOING:
+        return None, False
+    return leaf, applied % 2 == 1

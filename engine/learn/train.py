@@ -5,11 +5,15 @@ Each generation
 1. plays ``games`` self-play games with the current best evaluation (the hand one
    before any generation was accepted): ``alphabeta`` with ``nodes`` nodes a move on
    both sides, from the match openings followed by a few seeded random plies;
-2. fits the N-tuple network (:mod:`engine.learn.ntuple`) to the positions of the last
-   ``window`` generations' games, starting from the best weights, each position's
-   target a blend of its game's result and the search's own score for it
-   (``lam · result + (1 − lam) · (score + 1) / 2``, for the side to move); one game
-   in ten is held out and its cross-entropy reported;
+2. fits the N-tuple network (:mod:`engine.learn.ntuple`) to the last ``window``
+   generations' positions — the leaves of each move's principal variation, where the
+   search applied the evaluation (TD-leaf; :class:`engine.learn.players.GameRecord`) —
+   starting from the best weights (the linear layer over the hand features stays the
+   hand evaluation's unless ``fit_linear``, the contact table zero unless
+   ``fit_contact``), each position's target a blend of its
+   game's result and the search's score (``lam · result + (1 − lam) · (score + 1) / 2``
+   for the side to move there, ``lam = 0.7``); one game in ten is held out and its
+   cross-entropy reported;
 3. plays a gating match of ``gate_games`` games (pairs of openings with colours
    swapped) of the candidate against the best so far, at the same node budget; the
    candidate becomes the best if it scores at least half.
@@ -36,7 +40,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -83,9 +87,11 @@ class TrainConfig:
     gate_games: int = 40
     random_plies: int = 4
     window: int = 3  # generations of games the fit sees
-    lam: float = 0.5  # weight of the game's result in the target (the rest: search score)
+    lam: float = 0.7  # weight of the game's result in the target (the rest: search score)
     l2: float = 1e-5
     iterations: int = 150  # L-BFGS iterations per fit
+    fit_linear: bool = False  # refit the hand features' weights too (measured: worse play)
+    fit_contact: bool = False  # learn the contact table too (measured: worse play)
     tuples: str = DEFAULT_TUPLES
     max_plies: int = 400
 
@@ -156,10 +162,13 @@ def _save_games(path: Path, records: list[GameRecord]) -> None:
     scores = np.concatenate([r.scores for r in records])
     game_of = np.concatenate([np.full(len(r.states), i) for i, r in enumerate(records)])
     white = np.array([r.white for r in records])
+    plies = np.array([r.plies for r in records])
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as out:
-            np.savez_compressed(out, states=states, scores=scores, game=game_of, white=white)
+            np.savez_compressed(
+                out, states=states, scores=scores, game=game_of, white=white, plies=plies
+            )
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -169,7 +178,7 @@ def _save_games(path: Path, records: list[GameRecord]) -> None:
 def _load_games(path: Path) -> dict[str, np.ndarray]:
     try:
         with np.load(path, allow_pickle=False) as data:
-            return {key: data[key] for key in ("states", "scores", "game", "white")}
+            return {key: data[key] for key in ("states", "scores", "game", "white", "plies")}
     except (OSError, ValueError, KeyError, EOFError) as exc:
         raise TrainError(
             f"self-play file {path} is unreadable ({exc}); delete it to replay"
@@ -361,7 +370,12 @@ class Trainer:
             for i in range(len(data["white"])):
                 rows = data["game"] == i
                 records.append(
-                    GameRecord(data["states"][rows], data["scores"][rows], float(data["white"][i]))
+                    GameRecord(
+                        data["states"][rows],
+                        data["scores"][rows],
+                        float(data["white"][i]),
+                        int(data["plies"][i]),
+                    )
                 )
             return records
         best = self.best_path()
@@ -413,8 +427,10 @@ class Trainer:
         best = self.best_weights()
         prior = self.model.start()
         start = self.model.pack(best) if best is not None else prior
-        theta, loss, _ = fit(self.model, rows, target[~held], start, prior, self.config.l2,
-                             self.config.iterations)  # fmt: skip
+        theta, loss, _ = fit(
+            self.model, rows, target[~held], start, prior, self.config.l2,
+            self.config.iterations, self.config.fit_linear, self.config.fit_contact,
+        )  # fmt: skip
         meta = {"generation": number, "positions": len(rows), "seed": self.config.seed,
                 "settings": self._fixed()}  # fmt: skip
         w = self.model.unpack(theta, self.command, meta)
@@ -512,7 +528,7 @@ class Trainer:
         meta = dict(w.meta)
         meta["generations"] = [asdict(g) for g in self.generations]
         meta["seconds"] = self.seconds
-        best = LearnedWeights(w.game, w.linear, w.tuples, w.weights, self.command, meta)
+        best = replace(w, command=self.command, meta=meta)
         save_weights(self.out / BEST_FILE, best)
 
     def summary(self) -> dict[str, Any]:
@@ -538,6 +554,10 @@ def command_line(config: TrainConfig, out: Path, threads: int, init: Path | None
              "--generations", str(config.generations), "--seed", str(config.seed),
              "--nodes", str(config.nodes), "--gate-games", str(config.gate_games),
              "--tuples", config.tuples, "--out", str(out), "--threads", str(threads)]  # fmt: skip
+    if config.fit_linear:
+        parts.append("--fit-linear")
+    if config.fit_contact:
+        parts.append("--fit-contact")
     if init is not None:
         parts += ["--init", str(init)]
     return shlex.join(parts)

@@ -7,12 +7,15 @@ so the same weights serve both colours. A position's logit (the log-odds of the 
 to move scoring) is tapered between a middlegame and an endgame set of weights by the
 phase ``p`` (1 at the start, 0 at the 200-ply rule, as in the hand evaluation)::
 
-    z = Σ_p' share(p') · ( linear[p'] · f_stm  +  Σ_t weights[p', t, config_t] )
+    z = Σ_p' share(p') · ( linear[p'] · f_stm  +  Σ_t weights[p', t, config_t]
+                          +  Σ_knights contact[p', side, attackers · 4 + defenders] )
 
 where ``f_stm`` are :data:`~engine.search.eval_features.KNIGHT_FEATURES` turned to the
 side to move's view, ``t`` runs over the tuples (a few squares each) and ``config_t``
 reads each of its squares as 0 empty, 1 a knight of the side to move, 2 an enemy
-knight, in base 3 (first square least significant). The evaluation is then
+knight, in base 3 (first square least significant); the contact table scores each
+knight by how many enemy knights attack it and how many friends defend it (each capped
+at 3), a learned static exchange judgement. The evaluation is then
 ``2 · sigmoid(z) − 1`` in [-1, 1], the same scale as the hand evaluation's ``squash``.
 
 The file (``engine/data/learned/knight.npz``, plain arrays, no pickle):
@@ -27,6 +30,8 @@ features   (F,) str             the linear layer's features (must match the code
 linear     (2, F) float64       middlegame, endgame weights of the linear layer
 tuples     (T, K) int64         each tuple's squares (side to move's view), -1 pads
 weights    (2, T, 3**K) float64 middlegame, endgame weight of each tuple config
+contact    (2, 2, 16) float64   middlegame, endgame weight of a knight (side to move's,
+                                enemy's) by its attackers × defenders (0..3+ each)
 command    str                  the command that trained it
 meta       str                  JSON: generations, games, gating results, seconds
 ========== ==================== =================================================
@@ -56,6 +61,8 @@ from engine.search.eval_features import KNIGHT_FEATURES
 FORMAT_VERSION = 1
 KIND = "ntuple"
 MAX_TUPLE = 4  # squares per tuple (3**4 = 81 configs)
+CAP = 4  # contact buckets: 0, 1, 2, 3+ attackers (and defenders)
+CONTACT_SHAPE = (2, 2, CAP * CAP)
 ENV_VAR = "CANOPY_LEARNED_WEIGHTS"
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "learned"
 GAMES = ("knight",)  # games with a learned evaluation
@@ -76,6 +83,7 @@ class LearnedWeights:
     linear: np.ndarray  # (2, F)
     tuples: np.ndarray  # (T, K) int64, -1 pads
     weights: np.ndarray  # (2, T, 3**K)
+    contact: np.ndarray = field(default_factory=lambda: np.zeros(CONTACT_SHAPE))
     command: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
 
@@ -109,6 +117,7 @@ def save_weights(path: Path, w: LearnedWeights) -> None:
                 linear=w.linear.astype(np.float64),
                 tuples=w.tuples.astype(np.int64),
                 weights=w.weights.astype(np.float64),
+                contact=w.contact.astype(np.float64),
                 command=np.array(w.command),
                 meta=np.array(json.dumps(w.meta, sort_keys=True)),
             )
@@ -150,7 +159,12 @@ def check_arrays(w: LearnedWeights, where: str) -> None:
     pads = sq < 0
     if np.any(pads[:, :-1] & ~pads[:, 1:]):
         raise LearnedWeightsError(f"learned weights {where}: a tuple's -1 pads must come last")
-    if not (np.all(np.isfinite(w.linear)) and np.all(np.isfinite(w.weights))):
+    if w.contact.shape != CONTACT_SHAPE:
+        raise LearnedWeightsError(
+            f"learned weights {where}: contact has shape {w.contact.shape}, expected "
+            f"{CONTACT_SHAPE}"
+        )
+    if not all(np.all(np.isfinite(a)) for a in (w.linear, w.weights, w.contact)):
         raise LearnedWeightsError(f"learned weights {where} hold non-finite numbers")
 
 
@@ -168,7 +182,7 @@ def load_weights(path: Path, game: str = "knight") -> LearnedWeights:
         raise LearnedWeightsError(
             f"learned weights file {path} is unreadable ({exc}); {fix}"
         ) from exc
-    needed = ("version", "game", "kind", "features", "linear", "tuples", "weights")
+    needed = ("version", "game", "kind", "features", "linear", "tuples", "weights", "contact")
     missing = [key for key in needed if key not in arrays]
     if missing:
         raise LearnedWeightsError(f"learned weights file {path} lacks {missing}; {fix}")
@@ -197,6 +211,7 @@ def load_weights(path: Path, game: str = "knight") -> LearnedWeights:
         np.issubdtype(arrays["tuples"].dtype, np.integer)
         and np.issubdtype(arrays["linear"].dtype, np.floating)
         and np.issubdtype(arrays["weights"].dtype, np.floating)
+        and np.issubdtype(arrays["contact"].dtype, np.floating)
     ):
         raise LearnedWeightsError(
             f"learned weights file {path}: tuples must be integers, linear and weights "
@@ -211,6 +226,7 @@ def load_weights(path: Path, game: str = "knight") -> LearnedWeights:
         linear=np.asarray(arrays["linear"], dtype=np.float64),
         tuples=np.asarray(arrays["tuples"]).astype(np.int64),
         weights=np.asarray(arrays["weights"], dtype=np.float64),
+        contact=np.asarray(arrays["contact"], dtype=np.float64),
         command=str(arrays["command"]) if "command" in arrays else "",
         meta=meta if isinstance(meta, dict) else {},
     )
