@@ -478,6 +478,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--event", default="Canopy match")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
+    from canopy.train_cli import add_train_command
+
+    add_train_command(command)
+
     for extra in _EXTRA_COMMANDS:
         extra(command)
     return parser

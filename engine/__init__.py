@@ -4,19 +4,25 @@ Numba's on-disk cache only notices edits to the file that defines a function,
 not to the functions it calls nor to the arrays they bake in as constants (the
 evaluation's weights), so an upgraded or edited core could run stale machine code.
 The cache therefore lives in a directory named after a digest of every source file
-holding numba code and of the weights files; any change starts a fresh cache. Set
+holding numba code and of the weights files (the learned evaluation's too, or the
+file ``CANOPY_LEARNED_WEIGHTS`` names instead); any change starts a fresh cache. Set
 ``CANOPY_NUMBA_CACHE`` to choose the parent directory.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sys
 from pathlib import Path
 
 _NUMBA_DIRS = ("core", "search")  # the packages holding @njit code
-_NUMBA_DATA = ("data/eval",)  # arrays the kernels bake in as constants (evaluation weights)
+_NUMBA_DATA = ("data/eval", "data/learned")  # arrays the kernels bake in as constants
+_LEARNED_ENV = "CANOPY_LEARNED_WEIGHTS"  # engine.search.learned_weights.ENV_VAR
+#: ``NUMBA_CACHE_DIR`` as the user set it (None: Canopy chose the directory below). Training
+#: starts processes with other learned weights and needs to know whose choice it was.
+USER_NUMBA_CACHE_DIR: str | None = os.environ.get("NUMBA_CACHE_DIR")
 
 
 def _source_digest() -> str:
@@ -27,6 +33,11 @@ def _source_digest() -> str:
     for path in sorted(sources):
         digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())
+    override = os.environ.get(_LEARNED_ENV)
+    if override:  # another learned-weights file replaces the shipped one
+        digest.update(b"learned-override")
+        with contextlib.suppress(OSError):  # the loader reports it; hand eval still works
+            digest.update(Path(override).read_bytes())
     return digest.hexdigest()[:16]
 
 

@@ -23,7 +23,7 @@ from engine.core.games import make_move
 from engine.core.state import MAX_MOVES
 from engine.search.codes import DONE, FULL, INFO_SIZE, MAX_PATH
 from engine.search.evaluation import is_mate_score, mate_plies
-from engine.search.params import ParamSpec, validate
+from engine.search.params import EVAL_PARAM, ParamSpec, validate
 from engine.search.parts.path import HIST_MAX
 from engine.search.tree import (
     NONE,
@@ -135,6 +135,9 @@ class Algorithm:
     description: ClassVar[str]
     mcts: ClassVar[bool] = True
     params: ClassVar[tuple[ParamSpec, ...]] = ()
+    #: It calls the static evaluation, so it takes ``eval = hand | learned``
+    #: (:data:`~engine.search.params.EVAL_PARAM`, added to ``params`` by the class itself).
+    evaluates: ClassVar[bool] = True
     free_per_iteration: ClassVar[int] = 1  # tree nodes one iteration may add
     pv_needs_visits: ClassVar[bool] = True  # PV follows visited children only
 
@@ -153,6 +156,12 @@ class Algorithm:
     #: The algorithm the race view sets against this one by default (None: the next one
     #: in the registry); a contrast worth watching, e.g. averaging against negamax.
     race_partner: ClassVar[str | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Give every evaluating algorithm the shared ``eval`` parameter, last, once."""
+        super().__init_subclass__(**kwargs)
+        if cls.evaluates and all(spec.name != EVAL_PARAM.name for spec in cls.params):
+            cls.params = (*cls.params, EVAL_PARAM)
 
     # ------------------------------------------------------------ description
     @classmethod

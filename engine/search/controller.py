@@ -34,6 +34,7 @@ from engine.errors import CanopyError, GameOverError, InvalidParameterError
 from engine.rules.games import get_game, outcome
 from engine.search.algorithm import SearchWorker, Worker
 from engine.search.codes import DONE, EXHAUSTED, FULL, ROOT_TERMINAL, SOLVED, STOPPED
+from engine.search.evaluation import with_eval
 from engine.search.info import SearchInfo
 from engine.search.registry import DEFAULT_ALGORITHM, get_algorithm, validate_threads
 from engine.search.snapshot import SanCache, build_info
@@ -189,7 +190,7 @@ class SearchController:
             self._halt()
             core_move = uci_to_move(self.root, uci)
             self.board.push(move)
-            self.root = state_from_board(self.board)
+            self.root = with_eval(state_from_board(self.board), self.params)
             reused = [w.advance(core_move) for w in self.workers]
             self._sans = SanCache(self.board)
             self._reset_counters()
@@ -305,7 +306,7 @@ class SearchController:
             raise GameOverError(f"the game is over ({result}, {reason}); nothing to search")
 
     def _rebuild(self) -> None:
-        self.root = state_from_board(self.board)
+        self.root = with_eval(state_from_board(self.board), self.params)
         self.workers = [
             self.algorithm.make_worker(self.root, self.params, self.seed, k, self.node_budget)
             for k in range(self.threads)

@@ -3,7 +3,11 @@
 Every function here scores **for the side to move**. This is the one evaluation
 every algorithm uses, so "the same evaluation" holds in every comparison.
 
-The score is linear in fitted weights over the features of
+Knight chess also has a learned evaluation (an N-tuple network trained by self-play,
+:mod:`engine.search.learned_eval`), chosen per search by the parameter
+``eval = hand | learned``; :func:`evaluate` reads the choice from the state itself.
+
+The hand score is linear in fitted weights over the features of
 :mod:`engine.search.eval_features` (chess: material, piece-square tables, mobility,
 king safety, pawn structure, bishop pair, rooks on open files, tempo; knight chess:
 knights, mobility, centralisation, defence and threats), tapered between a
@@ -25,7 +29,7 @@ import math
 import numpy as np
 from numba import njit
 
-from engine.core.state import CHESS, GAME, TURN
+from engine.core.state import CHESS, EVAL, GAME, HAND_EVAL, KNIGHT_CHESS, LEARNED_EVAL, TURN
 from engine.search.eval_features import (
     MAX_PHASE,
     N_CHESS,
@@ -34,6 +38,7 @@ from engine.search.eval_features import (
     knight_features,
 )
 from engine.search.eval_weights import load_weights
+from engine.search.learned_eval import learned_knight
 
 WIN = 10000.0
 PLY_PENALTY = 10.0
@@ -100,8 +105,32 @@ def squash(cp: float) -> float:
 
 @njit(cache=True, nogil=True)
 def evaluate(s: np.ndarray) -> float:
-    """Static evaluation in [-1, 1] for the side to move."""
+    """Static evaluation in [-1, 1] for the side to move.
+
+    The state's ``EVAL`` slot chooses it: the hand evaluation (``squash(centipawns)``,
+    the default) or, for knight chess, the learned one
+    (:mod:`engine.search.learned_eval`). A search sets the slot on its root
+    (:func:`with_eval`) and every state below inherits it by copy-make.
+    """
+    if s[EVAL] == LEARNED_EVAL and s[GAME] == KNIGHT_CHESS:
+        return learned_knight(s)
     return squash(centipawns(s))
+
+
+@njit(cache=True, nogil=True)
+def batch_evaluate(states: np.ndarray) -> np.ndarray:
+    """:func:`evaluate` of every row of ``states`` (timing and training use it)."""
+    out = np.empty(states.shape[0])
+    for i in range(states.shape[0]):
+        out[i] = evaluate(states[i])
+    return out
+
+
+def with_eval(state: np.ndarray, params: dict[str, object]) -> np.ndarray:
+    """``state`` with its ``EVAL`` slot set as ``params["eval"]`` says (``hand`` when the
+    algorithm has no such parameter); the same array, changed in place."""
+    state[EVAL] = LEARNED_EVAL if params.get("eval") == "learned" else HAND_EVAL
+    return state
 
 
 def unsquash(value: float) -> float:

@@ -85,6 +85,19 @@ def _as_int(value: Any) -> int:
     raise TypeError
 
 
+#: ``eval``: which static evaluation the search calls. Every algorithm that evaluates
+#: positions gets it from :class:`engine.search.algorithm.Algorithm` (declared here, once);
+#: the controller writes the choice into the root state (``engine.core.state.EVAL``).
+EVAL_PARAM = ParamSpec(
+    "eval",
+    "choice",
+    "hand",
+    "static evaluation: hand (the hand-made features, fitted by Texel's method) or "
+    "learned (knight chess: an N-tuple network trained by self-play, docs/learning.md)",
+    choices=("hand", "learned"),
+)
+
+
 def validate(
     specs: tuple[ParamSpec, ...], given: dict[str, Any] | None, game: str, algorithm: str
 ) -> dict[str, Any]:
@@ -98,4 +111,10 @@ def validate(
                 f"unknown parameter {name!r} for {algorithm}; allowed: {allowed}"
             )
         out[name] = known[name].coerce(value)
+    if out.get(EVAL_PARAM.name) == "learned":
+        from engine.search.learned_weights import shipped
+
+        weights, why = shipped(game)
+        if weights is None:
+            raise InvalidParameterError(f"parameter 'eval' cannot be learned: {why}")
     return out

@@ -19,6 +19,7 @@ def test_defaults_follow_the_papers_and_the_game() -> None:
         "fpu": 0.5,
         "leaf": "quiescence",  # a static leaf misses every capture in flight
         "solver": False,
+        "eval": "hand",
     }
     assert validate_params("bfms", None, "knight")["leaf"] == "static"
     assert validate_params("uct-minimax", None, "chess")["depth"] == 3

@@ -1,0 +1,115 @@
+"""``canopy train``: the learned evaluation's self-play training (engine.learn.train)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _nonnegative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
+    return value
+
+
+class Bar:
+    """One progress line on a terminal (redrawn in place); a line per phase otherwise."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.start = time.monotonic()
+        self.phase = ""
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        elapsed = time.monotonic() - self.start
+        clock = f"{int(elapsed // 60)}m{int(elapsed % 60):02d}s"
+        if self.tty:
+            width = 24
+            filled = width * done // max(total, 1)
+            bar = "#" * filled + "-" * (width - filled)
+            print(f"\r{phase:<22} [{bar}] {done}/{total} {clock}  ", end="",
+                  file=self.stream, flush=True)  # fmt: skip
+            if done >= total:
+                print(file=self.stream, flush=True)
+        elif (done >= total or phase != self.phase) and done >= total:
+            print(f"{phase}: {done}/{total} ({clock})", file=self.stream, flush=True)
+        self.phase = phase
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from canopy.cli import emit_json
+    from engine.learn.train import TrainConfig, Trainer, command_line
+
+    config = TrainConfig(
+        game=args.game, games=args.games, generations=args.generations, seed=args.seed,
+        nodes=args.nodes, gate_games=args.gate_games, tuples=args.tuples,
+        fit_linear=args.fit_linear, fit_contact=args.fit_contact,
+    )  # fmt: skip
+    out = Path(args.out)
+    init = Path(args.init) if args.init else None
+    command = command_line(config, out, args.threads, init)
+    trainer = Trainer(config, out, args.threads, init, command, Bar(sys.stderr))
+    summary = trainer.run()
+    for g in summary["history"]:
+        verdict = "accepted" if g["accepted"] else "rejected"
+        print(
+            f"gen {g['number']}: {g['positions']} positions, vs {g['opponent']} "
+            f"+{g['gate_wins']} ={g['gate_draws']} -{g['gate_losses']} "
+            f"({100 * g['score']:.1f} %) {verdict}, {g['seconds']:.0f} s"
+        )
+    print(f"best: {summary['best']} ({summary['weights'] or 'the hand evaluation'}); "
+          f"{summary['seconds']:.0f} s in all")  # fmt: skip
+    if args.json:
+        emit_json(summary)
+    return 0
+
+
+def add_train_command(command: Callable[[str, Any, str], argparse.ArgumentParser]) -> None:
+    from engine.learn.ntuple import DEFAULT_TUPLES, TUPLE_SETS
+
+    p = command(
+        "train",
+        cmd_train,
+        "train the learned evaluation by self-play (knight chess): self-play, fit, gating match",
+    )
+    p.add_argument("--games", type=_positive, default=200, help="self-play games a generation")
+    p.add_argument("--generations", type=_positive, default=5)
+    p.add_argument("--seed", type=_nonnegative, default=1)
+    p.add_argument("--out", default="train-knight", metavar="DIR",
+                   help="output directory; a run resumes from it")  # fmt: skip
+    p.add_argument("--threads", type=_positive, default=1, help="processes playing games")
+    p.add_argument("--nodes", type=_positive, default=1500, help="alphabeta nodes a move")
+    p.add_argument("--gate-games", type=_positive, default=40,
+                   help="gating games a generation (even)")  # fmt: skip
+    p.add_argument("--tuples", choices=sorted(TUPLE_SETS), default=DEFAULT_TUPLES)
+    p.add_argument(
+        "--fit-linear", action="store_true",
+        help="refit the hand features' weights too (measured: predicts better, plays worse)",
+    )  # fmt: skip
+    p.add_argument(
+        "--fit-contact", action="store_true",
+        help="learn the attackers x defenders table too (measured: predicts better, plays worse)",
+    )  # fmt: skip
+    p.add_argument(
+        "--init", default=None, metavar="FILE",
+        help="start from these learned weights instead of the hand evaluation",
+    )  # fmt: skip

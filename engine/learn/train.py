@@ -1,0 +1,563 @@
+"""``canopy train``: self-play → fit → gating match, generation after generation.
+
+Each generation
+
+1. plays ``games`` self-play games with the current best evaluation (the hand one
+   before any generation was accepted): ``alphabeta`` with ``nodes`` nodes a move on
+   both sides, from the match openings followed by a few seeded random plies;
+2. fits the N-tuple network (:mod:`engine.learn.ntuple`) to the last ``window``
+   generations' positions — the leaves of each move's principal variation, where the
+   search applied the evaluation (TD-leaf; :class:`engine.learn.players.GameRecord`) —
+   starting from the best weights (the linear layer over the hand features stays the
+   hand evaluation's unless ``fit_linear``, the contact table zero unless
+   ``fit_contact``), each position's target a blend of its
+   game's result and the search's score (``lam · result + (1 − lam) · (score + 1) / 2``
+   for the side to move there, ``lam = 0.7``); one game in ten is held out and its
+   cross-entropy reported;
+3. plays a gating match of ``gate_games`` games (pairs of openings with colours
+   swapped) of the candidate against the best so far, at the same node budget; the
+   candidate becomes the best if it scores at least half.
+
+Everything lands in the output directory, each file written whole (temp file +
+rename): ``gen-NNN/games.npz`` and ``gen-NNN/candidate.npz`` per generation,
+``best.npz`` (the best weights; absent while the hand evaluation is best) and
+``train.json`` (the settings and a record per generation). A run resumes from that
+directory: finished generations are kept, a generation's self-play games are not
+replayed. Node budgets make every game a pure function of the seed and the weights,
+the fit is deterministic, so the same seed gives the same weights whatever
+``threads`` is and however often the run was interrupted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import queue
+import shlex
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.errors import CanopyError
+from engine.learn.ntuple import (
+    DEFAULT_TUPLES,
+    TUPLE_SETS,
+    Model,
+    cross_entropy,
+    fit,
+    rows_of,
+    tuple_squares,
+)
+from engine.learn.players import GameRecord, Player, Side, opening_state, play_game
+from engine.search.learned_weights import (
+    LearnedWeights,
+    LearnedWeightsError,
+    load_weights,
+    save_weights,
+)
+
+STATE_FILE = "train.json"
+BEST_FILE = "best.npz"
+HOLDOUT = 10  # every tenth game is held out of the fit
+
+Progress = Callable[[str, int, int], None]
+
+
+class TrainError(CanopyError):
+    """Training cannot start or go on (bad settings, output directory, weights)."""
+
+    code = "train_failed"
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    game: str = "knight"
+    games: int = 200  # self-play games per generation
+    generations: int = 5
+    seed: int = 1
+    nodes: int = 1500  # alphabeta nodes per move, self-play and gating
+    gate_games: int = 40
+    random_plies: int = 4
+    window: int = 3  # generations of games the fit sees
+    lam: float = 0.7  # weight of the game's result in the target (the rest: search score)
+    l2: float = 1e-5
+    iterations: int = 150  # L-BFGS iterations per fit
+    fit_linear: bool = False  # refit the hand features' weights too (measured: worse play)
+    fit_contact: bool = False  # learn the contact table too (measured: worse play)
+    tuples: str = DEFAULT_TUPLES
+    max_plies: int = 400
+
+    def __post_init__(self) -> None:
+        if self.game != "knight":
+            raise TrainError(
+                f"there is no learned evaluation for {self.game} yet; train --game knight"
+            )
+        checks = (
+            ("games", self.games >= 1, "at least 1"),
+            ("generations", self.generations >= 1, "at least 1"),
+            ("seed", self.seed >= 0, "0 or more"),
+            ("nodes", self.nodes >= 1, "at least 1"),
+            ("gate_games", self.gate_games >= 2 and self.gate_games % 2 == 0, "even, >= 2"),
+            ("random_plies", 0 <= self.random_plies <= 40, "0..40"),
+            ("window", self.window >= 1, "at least 1"),
+            ("lam", 0.0 <= self.lam <= 1.0, "0..1"),
+            ("l2", self.l2 >= 0 and math.isfinite(self.l2), "0 or more"),
+            ("iterations", self.iterations >= 1, "at least 1"),
+            ("tuples", self.tuples in TUPLE_SETS, f"one of {', '.join(TUPLE_SETS)}"),
+        )
+        for name, ok, allowed in checks:
+            if not ok:
+                raise TrainError(f"{name} must be {allowed}; got {getattr(self, name)!r}")
+
+    def fixed(self) -> dict[str, Any]:
+        """The settings a resumed run must share (all but ``generations``)."""
+        out = asdict(self)
+        del out["generations"]
+        return out
+
+
+@dataclass
+class Generation:
+    number: int
+    games: int
+    positions: int
+    fit_loss: float
+    holdout_loss: float | None  # candidate's cross-entropy on held-out games (None: none)
+    holdout_loss_best: float | None  # the best-so-far weights' on the same games
+    gate_wins: int
+    gate_draws: int
+    gate_losses: int
+    score: float  # candidate's gating score
+    elo: float
+    accepted: bool
+    opponent: str  # "hand" or "gen-NNN"
+    seconds: float
+
+
+# ---------------------------------------------------------------- files
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _save_games(path: Path, records: list[GameRecord]) -> None:
+    states = np.concatenate([r.states for r in records])
+    scores = np.concatenate([r.scores for r in records])
+    game_of = np.concatenate([np.full(len(r.states), i) for i, r in enumerate(records)])
+    white = np.array([r.white for r in records])
+    plies = np.array([r.plies for r in records])
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            np.savez_compressed(
+                out, states=states, scores=scores, game=game_of, white=white, plies=plies
+            )
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _load_games(path: Path) -> dict[str, np.ndarray]:
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return {key: data[key] for key in ("states", "scores", "game", "white", "plies")}
+    except (OSError, ValueError, KeyError, EOFError) as exc:
+        raise TrainError(
+            f"self-play file {path} is unreadable ({exc}); delete it to replay"
+        ) from None
+
+
+def check_writable(out: Path) -> None:
+    """:class:`TrainError` unless ``out`` is (or can become) a writable directory."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=out, prefix=".probe.")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise TrainError(f"cannot write to the output directory {out}: {exc.strerror}") from None
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha1(path.read_bytes()).hexdigest()[:16]
+
+
+# ---------------------------------------------------------------- players
+
+
+class Pool:
+    """Player processes by weights file, ``threads`` of each, started on first use."""
+
+    def __init__(self, threads: int, nodes: int) -> None:
+        self.threads = threads
+        self.nodes = nodes
+        self.players: dict[str, list[Player]] = {}
+
+    def get(self, weights: Path | None) -> list[Player]:
+        key = str(weights) if weights else "hand"
+        if key not in self.players:
+            self.players[key] = [Player(weights, self.nodes) for _ in range(self.threads)]
+        return self.players[key]
+
+    def drop(self, weights: Path | None) -> None:
+        for p in self.players.pop(str(weights) if weights else "hand", []):
+            p.close()
+
+    def close(self) -> None:
+        for players in self.players.values():
+            for p in players:
+                p.close()
+        self.players.clear()
+
+
+def _run_games(
+    count: int,
+    threads: int,
+    play: Callable[[int, int], GameRecord],
+    progress: Callable[[int], None],
+) -> list[GameRecord]:
+    """``play(index, slot)`` for every game index, ``threads`` at once; results by index."""
+    slots: queue.Queue[int] = queue.Queue()
+    for k in range(threads):
+        slots.put(k)
+    done = 0
+
+    def one(index: int) -> GameRecord:
+        slot = slots.get()
+        try:
+            return play(index, slot)
+        finally:
+            slots.put(slot)
+
+    out: list[GameRecord] = []
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        for record in pool.map(one, range(count)):
+            out.append(record)
+            done += 1
+            progress(done)
+    return out
+
+
+# ---------------------------------------------------------------- the run
+
+
+class Trainer:
+    def __init__(
+        self,
+        config: TrainConfig,
+        out: Path,
+        threads: int = 1,
+        init: Path | None = None,
+        command: str = "",
+        progress: Progress | None = None,
+    ) -> None:
+        if threads < 1:
+            raise TrainError(f"threads must be at least 1; got {threads}")
+        self.config = config
+        self.out = Path(out)
+        self.threads = threads
+        self.command = command
+        self.progress = progress or (lambda phase, done, total: None)
+        self.squares = tuple_squares(config.tuples)
+        self.model = Model(self.squares)
+        self.init = init
+        self.init_weights = self._check_weights(init) if init is not None else None
+        self.generations: list[Generation] = []
+        self.seconds = 0.0
+
+    # -------------------------------------------------------- state
+    def _check_weights(self, path: Path) -> LearnedWeights:
+        try:
+            w = load_weights(path, self.config.game)
+        except LearnedWeightsError as exc:
+            raise TrainError(str(exc)) from None
+        if not np.array_equal(w.tuples, self.squares):
+            raise TrainError(
+                f"weights {path} use other tuples than --tuples {self.config.tuples} "
+                f"({w.tuples.shape[0]} tuples of {w.tuples.shape[1]} squares)"
+            )
+        return w
+
+    def _fixed(self) -> dict[str, Any]:
+        fixed = self.config.fixed()
+        fixed["init"] = _digest(self.init) if self.init is not None else None
+        return fixed
+
+    def load_state(self) -> None:
+        """Resume from ``out/train.json`` if present (same settings required)."""
+        path = self.out / STATE_FILE
+        if not path.exists():
+            return
+        try:
+            data = json.loads(path.read_text())
+            fixed = data["settings"]
+            gens = [Generation(**g) for g in data["generations"]]
+            seconds = float(data.get("seconds", 0.0))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise TrainError(f"{path} is unreadable ({exc}); use another --out") from None
+        if fixed != self._fixed():
+            diff = sorted(k for k in set(fixed) | set(self._fixed())
+                          if fixed.get(k) != self._fixed().get(k))  # fmt: skip
+            raise TrainError(
+                f"{self.out} holds a run with other settings ({', '.join(diff)}); "
+                "use another --out or the same settings to resume"
+            )
+        best = self.best_path()
+        if best is not None:
+            self._check_weights(best)
+        self.generations = gens
+        self.seconds = seconds
+
+    def save_state(self) -> None:
+        data = {
+            "settings": self._fixed(),
+            "command": self.command,
+            "generations": [asdict(g) for g in self.generations],
+            "seconds": self.seconds,
+            "best": self.best_name(),
+        }
+        _write_atomic(self.out / STATE_FILE, (json.dumps(data, indent=1) + "\n").encode())
+
+    def best_name(self) -> str:
+        for g in reversed(self.generations):
+            if g.accepted:
+                return f"gen-{g.number:03d}"
+        return "init" if self.init is not None else "hand"
+
+    def best_path(self) -> Path | None:
+        name = self.best_name()
+        if name == "hand":
+            return None
+        if name == "init":
+            assert self.init is not None
+            return self.init
+        return self.out / name / "candidate.npz"
+
+    def best_weights(self) -> LearnedWeights | None:
+        path = self.best_path()
+        return None if path is None else self._check_weights(path)
+
+    # -------------------------------------------------------- phases
+    def _openings(self) -> list[str]:
+        from engine.match.openings import load_openings
+
+        return [o.fen for o in load_openings(None, self.config.game)]
+
+    def self_play(self, number: int, pool: Pool) -> list[GameRecord]:
+        gen_dir = self.out / f"gen-{number:03d}"
+        path = gen_dir / "games.npz"
+        if path.exists():
+            data = _load_games(path)
+            records = []
+            for i in range(len(data["white"])):
+                rows = data["game"] == i
+                records.append(
+                    GameRecord(
+                        data["states"][rows],
+                        data["scores"][rows],
+                        float(data["white"][i]),
+                        int(data["plies"][i]),
+                    )
+                )
+            return records
+        best = self.best_path()
+        players = pool.get(best)
+        openings = self._openings()
+        c = self.config
+
+        def play(index: int, slot: int) -> GameRecord:
+            start = opening_state(
+                openings[(number * 7919 + index) % len(openings)], c.game,
+                c.seed * 1_000_003 + number, index, c.random_plies,
+            )  # fmt: skip
+            side = Side(players[slot], best is not None)
+            return play_game(start, side, side, c.max_plies)
+
+        records = _run_games(
+            c.games,
+            self.threads,
+            play,
+            lambda d: self.progress(f"gen {number}: self-play", d, c.games),
+        )
+        gen_dir.mkdir(parents=True, exist_ok=True)
+        _save_games(path, records)
+        return records
+
+    def training_data(self, number: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """States, targets and a held-out mask from the last ``window`` generations."""
+        states, targets, held = [], [], []
+        c = self.config
+        for g in range(max(1, number - c.window + 1), number + 1):
+            data = _load_games(self.out / f"gen-{g:03d}" / "games.npz")
+            game_of = data["game"]
+            white = data["white"][game_of]
+            turn = data["states"][:, 8].astype(np.int64)  # TURN
+            result = np.where(turn == 0, white, 1.0 - white)
+            search = (data["scores"] + 1.0) / 2.0
+            states.append(data["states"])
+            targets.append(c.lam * result + (1.0 - c.lam) * search)
+            held.append(game_of % HOLDOUT == HOLDOUT - 1)
+        return np.concatenate(states), np.concatenate(targets), np.concatenate(held)
+
+    def fit_candidate(
+        self, number: int
+    ) -> tuple[LearnedWeights, float, float | None, float | None]:
+        self.progress(f"gen {number}: fit", 0, 1)
+        states, target, held = self.training_data(number)
+        rows = rows_of(states[~held], self.squares)
+        held_rows = rows_of(states[held], self.squares)
+        best = self.best_weights()
+        prior = self.model.start()
+        start = self.model.pack(best) if best is not None else prior
+        theta, loss, _ = fit(
+            self.model, rows, target[~held], start, prior, self.config.l2,
+            self.config.iterations, self.config.fit_linear, self.config.fit_contact,
+        )  # fmt: skip
+        meta = {"generation": number, "positions": len(rows), "seed": self.config.seed,
+                "settings": self._fixed()}  # fmt: skip
+        w = self.model.unpack(theta, self.command, meta)
+        cand_loss = best_loss = None
+        if len(held_rows):
+            cand_loss = cross_entropy(self.model, theta, held_rows, target[held])
+            best_loss = cross_entropy(self.model, start, held_rows, target[held])
+        self.progress(f"gen {number}: fit", 1, 1)
+        return w, loss, cand_loss, best_loss
+
+    def gate(self, number: int, candidate: Path, pool: Pool) -> tuple[int, int, int]:
+        best = self.best_path()
+        mine = pool.get(candidate)
+        theirs = pool.get(best)
+        openings = self._openings()
+        c = self.config
+
+        def play(index: int, slot: int) -> GameRecord:
+            pair = index // 2
+            start = opening_state(
+                openings[(number * 104729 + pair) % len(openings)], c.game,
+                c.seed * 1_000_003 + 500_000 + number, pair, c.random_plies,
+            )  # fmt: skip
+            cand = Side(mine[slot], True)
+            other = Side(theirs[slot], best is not None)
+            white, black = (cand, other) if index % 2 == 0 else (other, cand)
+            return play_game(start, white, black, c.max_plies)
+
+        records = _run_games(
+            c.gate_games, self.threads, play,
+            lambda d: self.progress(f"gen {number}: gating", d, c.gate_games),
+        )  # fmt: skip
+        wins = draws = losses = 0
+        for i, r in enumerate(records):
+            score = r.white if i % 2 == 0 else 1.0 - r.white
+            wins += score == 1.0
+            draws += score == 0.5
+            losses += score == 0.0
+        return wins, draws, losses
+
+    # -------------------------------------------------------- loop
+    def run(self) -> dict[str, Any]:
+        check_writable(self.out)
+        self.load_state()
+        pool = Pool(self.threads, self.config.nodes)
+        try:
+            for number in range(len(self.generations) + 1, self.config.generations + 1):
+                started = time.monotonic()
+                opponent = self.best_name()
+                self.self_play(number, pool)
+                weights, loss, cand_loss, best_loss = self.fit_candidate(number)
+                gen_dir = self.out / f"gen-{number:03d}"
+                path = gen_dir / "candidate.npz"
+                save_weights(path, weights)
+                wins, draws, losses = self.gate(number, path, pool)
+                n = wins + draws + losses
+                score = (wins + 0.5 * draws) / n
+                accepted = score >= 0.5
+                old_best = self.best_path()
+                elo = _elo(score)
+                self.seconds += time.monotonic() - started
+                self.generations.append(
+                    Generation(
+                        number,
+                        self.config.games,
+                        int(weights.meta["positions"]),
+                        loss,
+                        cand_loss,
+                        best_loss,
+                        wins,
+                        draws,
+                        losses,
+                        score,
+                        elo,
+                        accepted,
+                        opponent,
+                        time.monotonic() - started,
+                    )
+                )
+                if accepted:
+                    pool.drop(old_best)
+                    self._publish_best()
+                else:
+                    pool.drop(path)
+                self.save_state()
+        finally:
+            pool.close()
+        return self.summary()
+
+    def _publish_best(self) -> None:
+        """Copy the best weights to ``out/best.npz``, their meta completed."""
+        w = self.best_weights()
+        if w is None:
+            return
+        meta = dict(w.meta)
+        meta["generations"] = [asdict(g) for g in self.generations]
+        meta["seconds"] = self.seconds
+        best = replace(w, command=self.command, meta=meta)
+        save_weights(self.out / BEST_FILE, best)
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "game": self.config.game,
+            "out": str(self.out),
+            "generations": len(self.generations),
+            "best": self.best_name(),
+            "weights": str(self.out / BEST_FILE) if self.best_path() is not None else None,
+            "seconds": round(self.seconds, 1),
+            "seed": self.config.seed,
+            "history": [asdict(g) for g in self.generations],
+        }
+
+
+def _elo(score: float) -> float:
+    score = min(max(score, 1e-3), 1 - 1e-3)
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def command_line(config: TrainConfig, out: Path, threads: int, init: Path | None) -> str:
+    parts = ["canopy", "train", "--game", config.game, "--games", str(config.games),
+             "--generations", str(config.generations), "--seed", str(config.seed),
+             "--nodes", str(config.nodes), "--gate-games", str(config.gate_games),
+             "--tuples", config.tuples, "--out", str(out), "--threads", str(threads)]  # fmt: skip
+    if config.fit_linear:
+        parts.append("--fit-linear")
+    if config.fit_contact:
+        parts.append("--fit-contact")
+    if init is not None:
+        parts += ["--init", str(init)]
+    return shlex.join(parts)

@@ -1,0 +1,85 @@
+"""``eval = hand | learned``: one parameter on every algorithm, carried by the root state."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine.core.state import EVAL, HAND_EVAL, LEARNED_EVAL
+from engine.errors import InvalidParameterError
+from engine.match.spec import parse_spec
+from engine.search import learned_weights
+from engine.search.controller import SearchController
+from engine.search.evaluation import with_eval
+from engine.search.registry import ALGORITHMS, describe_algorithms, validate_params
+from engine.uci.options import OptionSet
+
+
+@pytest.fixture
+def no_learned_weights(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The learned weights file points nowhere (the loader's cache is reset around it)."""
+    missing = tmp_path / "missing.npz"
+    monkeypatch.setenv(learned_weights.ENV_VAR, str(missing))
+    learned_weights.shipped.cache_clear()
+    yield missing
+    learned_weights.shipped.cache_clear()
+
+
+@pytest.mark.parametrize("game", ["chess", "knight"])
+def test_every_algorithm_takes_eval_defaulting_to_hand(game: str) -> None:
+    for entry in describe_algorithms(game):
+        spec = [p for p in entry["params"] if p["name"] == "eval"]
+        assert len(spec) == 1, entry["name"]
+        assert spec[0]["default"] == "hand" and spec[0]["choices"] == ["hand", "learned"]
+        assert validate_params(entry["name"], {}, game)["eval"] == "hand"
+
+
+def test_eval_is_declared_once_and_shared() -> None:
+    specs = {id(next(s for s in a.params if s.name == "eval")) for a in ALGORITHMS.values()}
+    assert len(specs) == 1
+
+
+def test_an_unknown_evaluation_is_refused_by_name() -> None:
+    with pytest.raises(InvalidParameterError, match="'eval' must be one of hand, learned"):
+        validate_params("alphabeta", {"eval": "neural"}, "knight")
+
+
+def test_learned_is_refused_in_chess_which_has_no_learned_evaluation() -> None:
+    with pytest.raises(InvalidParameterError, match="no learned evaluation for chess"):
+        validate_params("mcts", {"eval": "learned"}, "chess")
+
+
+def test_learned_without_a_weights_file_is_refused_naming_the_file(
+    no_learned_weights: Path,
+) -> None:
+    with pytest.raises(InvalidParameterError, match=r"missing\.npz is missing"):
+        validate_params("alphabeta", {"eval": "learned"}, "knight")
+    with pytest.raises(InvalidParameterError, match="cannot be learned"):
+        parse_spec("alphabeta:eval=learned", "knight")
+
+
+def test_hand_stays_available_without_learned_weights(no_learned_weights: Path) -> None:
+    assert validate_params("alphabeta", {"eval": "hand"}, "knight")["eval"] == "hand"
+
+
+def test_the_choice_is_written_into_the_state() -> None:
+    controller = SearchController("knight", algorithm="alphabeta", params={"eval": "hand"})
+    assert controller.root[EVAL] == HAND_EVAL
+    s = controller.root.copy()
+    assert with_eval(s, {"eval": "learned"})[EVAL] == LEARNED_EVAL
+    assert with_eval(s, {})[EVAL] == HAND_EVAL
+
+
+def test_uci_offers_eval_for_every_algorithm() -> None:
+    options = OptionSet.build()
+    for name in ALGORITHMS:
+        option = options.get(f"{name}.eval")
+        assert option.type == "combo" and option.default == "hand"
+        assert option.choices == ("hand", "learned")
+
+
+def test_a_match_spec_passes_eval_to_the_engine_as_its_uci_option() -> None:
+    spec = parse_spec("alphabeta:eval=hand", "knight")
+    assert ("alphabeta.eval", "hand") in spec.options

@@ -1,0 +1,154 @@
+"""The learned weights file: round trip, and a clear error for each kind of bad file."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.learn.ntuple import Model, tuple_squares
+from engine.search.learned_weights import (
+    FORMAT_VERSION,
+    LearnedWeights,
+    LearnedWeightsError,
+    load_weights,
+    save_weights,
+)
+
+
+def weights() -> LearnedWeights:
+    model = Model(tuple_squares("pst"))
+    theta = np.random.default_rng(1).normal(size=model.size)
+    return model.unpack(theta, "canopy train --seed 1", {"generation": 3})
+
+
+def rewrite(path: Path, **changes: object) -> None:
+    """Rewrite ``path`` with some arrays replaced (None: removed)."""
+    with np.load(path) as data:
+        arrays = {key: data[key] for key in data.files}
+    for key, value in changes.items():
+        if value is None:
+            arrays.pop(key)
+        else:
+            arrays[key] = np.asarray(value)
+    with open(path, "wb") as out:
+        np.savez(out, **arrays)
+
+
+@pytest.fixture
+def saved(tmp_path: Path) -> Path:
+    path = tmp_path / "knight.npz"
+    save_weights(path, weights())
+    return path
+
+
+def test_weights_round_trip_with_the_command_and_meta(saved: Path) -> None:
+    back = load_weights(saved)
+    w = weights()
+    assert np.array_equal(back.linear, w.linear)
+    assert np.array_equal(back.tuples, w.tuples)
+    assert np.array_equal(back.weights, w.weights)
+    assert np.array_equal(back.contact, w.contact)
+    assert back.command == "canopy train --seed 1"
+    assert back.meta == {"generation": 3}
+
+
+def test_file_holds_plain_arrays_only(saved: Path) -> None:
+    with np.load(saved, allow_pickle=False) as data:
+        assert all(data[key].dtype != object for key in data.files)
+        assert int(data["version"]) == FORMAT_VERSION
+        assert str(data["game"]) == "knight"
+
+
+def test_missing_file_names_the_file_and_how_to_train(tmp_path: Path) -> None:
+    with pytest.raises(LearnedWeightsError, match=r"nowhere\.npz is missing.*canopy train"):
+        load_weights(tmp_path / "nowhere.npz")
+
+
+def test_corrupt_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "knight.npz"
+    path.write_bytes(b"PK\x03\x04 not really a zip")
+    with pytest.raises(LearnedWeightsError, match="unreadable"):
+        load_weights(path)
+
+
+def test_truncated_file_is_refused(saved: Path) -> None:
+    saved.write_bytes(saved.read_bytes()[:200])
+    with pytest.raises(LearnedWeightsError, match="unreadable"):
+        load_weights(saved)
+
+
+def test_another_games_weights_are_refused(saved: Path) -> None:
+    rewrite(saved, game="chess")
+    with pytest.raises(LearnedWeightsError, match="is for 'chess', not 'knight'"):
+        load_weights(saved)
+
+
+def test_another_format_version_is_refused(saved: Path) -> None:
+    rewrite(saved, version=FORMAT_VERSION + 1)
+    with pytest.raises(LearnedWeightsError, match="has format"):
+        load_weights(saved)
+
+
+def test_a_missing_array_is_named(saved: Path) -> None:
+    rewrite(saved, weights=None)
+    with pytest.raises(LearnedWeightsError, match=r"lacks \['weights'\]"):
+        load_weights(saved)
+
+
+def test_weights_of_the_wrong_shape_are_refused(saved: Path) -> None:
+    w = weights()
+    rewrite(saved, weights=w.weights[:, :-1, :])
+    with pytest.raises(LearnedWeightsError, match=r"weights has shape \(2, 63, 3\)"):
+        load_weights(saved)
+
+
+def test_linear_layer_of_the_wrong_shape_is_refused(saved: Path) -> None:
+    rewrite(saved, linear=np.zeros((2, 3)))
+    with pytest.raises(LearnedWeightsError, match="linear has shape"):
+        load_weights(saved)
+
+
+def test_a_contact_table_of_the_wrong_shape_is_refused(saved: Path) -> None:
+    rewrite(saved, contact=np.zeros((2, 2, 9)))
+    with pytest.raises(LearnedWeightsError, match=r"contact has shape \(2, 2, 9\)"):
+        load_weights(saved)
+
+
+def test_other_features_are_refused(saved: Path) -> None:
+    rewrite(saved, features=np.array(["knights", "mobility"]))
+    with pytest.raises(LearnedWeightsError, match="other features"):
+        load_weights(saved)
+
+
+def test_squares_off_the_board_are_refused(saved: Path) -> None:
+    squares = weights().tuples.copy()
+    squares[5, 0] = 64
+    rewrite(saved, tuples=squares)
+    with pytest.raises(LearnedWeightsError, match=r"0\.\.63"):
+        load_weights(saved)
+
+
+def test_non_finite_weights_are_refused(saved: Path) -> None:
+    w = weights().weights.copy()
+    w[0, 0, 0] = np.nan
+    rewrite(saved, weights=w)
+    with pytest.raises(LearnedWeightsError, match="non-finite"):
+        load_weights(saved)
+
+
+def test_saving_bad_weights_writes_nothing(tmp_path: Path) -> None:
+    w = weights()
+    bad = LearnedWeights("knight", w.linear[:, :3], w.tuples, w.weights, w.contact)
+    with pytest.raises(LearnedWeightsError):
+        save_weights(tmp_path / "knight.npz", bad)
+    assert os.listdir(tmp_path) == []
+
+
+def test_saving_replaces_a_file_whole(saved: Path) -> None:
+    w = weights()
+    save_weights(saved, LearnedWeights("knight", w.linear * 2, w.tuples, w.weights, w.contact))
+    assert np.array_equal(load_weights(saved).linear, w.linear * 2)
+    assert sorted(os.listdir(saved.parent)) == ["knight.npz"]

@@ -1,0 +1,113 @@
+"""``canopy train``: bad input is one line on stderr, exit status 2, and nothing written."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from canopy.cli import main
+from engine.learn.ntuple import Model, tuple_squares
+from engine.search.learned_weights import save_weights
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = main(["train", *args])
+    err = capsys.readouterr().err.strip()
+    return code, err
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--games", "0"], "argument --games: must be at least 1, got 0"),
+        (["--games", "-3"], "argument --games: must be at least 1, got -3"),
+        (["--games", "many"], "argument --games: expected a whole number, got 'many'"),
+        (["--generations", "0"], "argument --generations: must be at least 1, got 0"),
+        (["--threads", "0"], "argument --threads: must be at least 1, got 0"),
+        (["--gate-games", "3"], "gate_games must be even, >= 2; got 3"),
+        (["--game", "chess"], "there is no learned evaluation for chess yet"),
+    ],
+)
+def test_bad_arguments_exit_2_with_one_line_and_write_nothing(
+    args: list[str], needle: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    code, err = run(["--game", "knight", "--out", str(out), *args], capsys)
+    assert code == 2
+    assert len(err.splitlines()) == 1 and err.startswith("canopy train: error: ")
+    assert needle in err
+    assert not out.exists()
+
+
+def test_an_output_directory_that_cannot_be_written_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    code, err = run(["--game", "knight", "--out", str(blocker / "run")], capsys)
+    assert code == 2 and len(err.splitlines()) == 1
+    assert "cannot write to the output directory" in err
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes to read-only directories")
+def test_a_read_only_output_directory_is_refused_and_left_empty(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    out.mkdir()
+    out.chmod(0o500)
+    try:
+        code, err = run(["--game", "knight", "--out", str(out)], capsys)
+    finally:
+        out.chmod(0o700)
+    assert code == 2 and "cannot write to the output directory" in err
+    assert os.listdir(out) == []
+
+
+def _init_file(path: Path, game: str = "knight") -> Path:
+    model = Model(tuple_squares("pst"))
+    w = model.unpack(model.start(), "test", {})
+    save_weights(path, w)
+    if game != "knight":
+        with np.load(path) as data:
+            arrays = {key: data[key] for key in data.files}
+        arrays["game"] = np.array(game)
+        with open(path, "wb") as out:
+            np.savez(out, **arrays)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("make", "needle"),
+    [
+        (lambda p: p / "missing.npz", "missing.npz is missing"),
+        (lambda p: (p / "bad.npz").write_bytes(b"garbage") and p / "bad.npz", "unreadable"),
+        (lambda p: _init_file(p / "chess.npz", "chess"), "is for 'chess', not 'knight'"),
+    ],
+    ids=["missing", "corrupt", "wrong-game"],
+)
+def test_bad_starting_weights_exit_2_with_one_line_and_write_nothing(
+    make: Callable[[Path], Path], needle: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    init = make(tmp_path)
+    out = tmp_path / "run"
+    code, err = run(["--game", "knight", "--out", str(out), "--init", str(init)], capsys)
+    assert code == 2 and len(err.splitlines()) == 1
+    assert needle in err
+    assert not out.exists()
+
+
+def test_weights_with_other_tuples_are_refused_as_a_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    init = _init_file(tmp_path / "pst.npz")
+    out = tmp_path / "run"
+    code, err = run(
+        ["--game", "knight", "--out", str(out), "--init", str(init), "--tuples", "blocks"], capsys
+    )
+    assert code == 2 and "use other tuples than --tuples blocks" in err
+    assert not out.exists()

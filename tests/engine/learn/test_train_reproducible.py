@@ -1,0 +1,98 @@
+"""A tiny seeded training run: the same seed gives the same weights, and a run stopped
+after one generation and resumed ends where an uninterrupted run does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.learn.train import TrainConfig, Trainer, TrainError
+from engine.search.learned_weights import load_weights
+
+TINY = {"games": 2, "gate_games": 2, "nodes": 60, "random_plies": 2, "iterations": 20}
+
+
+def train(out: Path, generations: int, seed: int = 3) -> dict:
+    config = TrainConfig(generations=generations, seed=seed, **TINY)
+    return Trainer(config, out, threads=1, command="test").run()
+
+
+def candidates(out: Path) -> list[np.ndarray]:
+    return [load_weights(path).weights for path in sorted(out.glob("gen-*/candidate.npz"))]
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    base = tmp_path_factory.mktemp("train")
+    train(base / "a", 2)
+    train(base / "b", 2)
+    train(base / "c", 1)  # stopped after one generation …
+    train(base / "c", 2)  # … and resumed
+    return base / "a", base / "b", base / "c"
+
+
+def test_same_seed_gives_the_same_weights(two_runs: tuple[Path, Path, Path]) -> None:
+    a, b, _ = two_runs
+    wa, wb = candidates(a), candidates(b)
+    assert len(wa) == len(wb) == 2
+    for x, y in zip(wa, wb, strict=True):
+        assert np.array_equal(x, y)
+    assert np.array_equal(
+        np.load(a / "gen-002" / "games.npz")["states"],
+        np.load(b / "gen-002" / "games.npz")["states"],
+    )
+
+
+def test_a_resumed_run_ends_where_an_uninterrupted_one_does(
+    two_runs: tuple[Path, Path, Path],
+) -> None:
+    a, _, c = two_runs
+    for x, y in zip(candidates(a), candidates(c), strict=True):
+        assert np.array_equal(x, y)
+    ja, jc = (json.loads((d / "train.json").read_text()) for d in (a, c))
+    strip = ("seconds",)
+    assert [{k: v for k, v in g.items() if k not in strip} for g in ja["generations"]] == [
+        {k: v for k, v in g.items() if k not in strip} for g in jc["generations"]
+    ]
+
+
+def test_the_run_records_each_generation_and_its_gating(two_runs: tuple[Path, Path, Path]) -> None:
+    a, _, _ = two_runs
+    state = json.loads((a / "train.json").read_text())
+    assert [g["number"] for g in state["generations"]] == [1, 2]
+    first = state["generations"][0]
+    assert first["opponent"] == "hand"
+    assert first["gate_wins"] + first["gate_draws"] + first["gate_losses"] == 2
+    assert state["best"] in ("hand", "gen-001", "gen-002")
+    if state["best"] != "hand":
+        best = load_weights(a / "best.npz")
+        assert best.meta["generations"] and best.command == "test"
+
+
+def test_a_different_seed_plays_different_games(
+    two_runs: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    a, _, _ = two_runs
+    config = TrainConfig(generations=1, seed=4, **TINY)
+    trainer = Trainer(config, tmp_path / "d", threads=1)
+    trainer.out.mkdir()
+    from engine.learn.train import Pool
+
+    pool = Pool(1, config.nodes)
+    try:
+        trainer.self_play(1, pool)
+    finally:
+        pool.close()
+    other = np.load(tmp_path / "d" / "gen-001" / "games.npz")["states"]
+    mine = np.load(a / "gen-001" / "games.npz")["states"]
+    assert other.shape != mine.shape or not np.array_equal(other, mine)
+
+
+def test_resuming_with_other_settings_is_refused(two_runs: tuple[Path, Path, Path]) -> None:
+    a, _, _ = two_runs
+    config = TrainConfig(generations=3, seed=99, **TINY)
+    with pytest.raises(TrainError, match=r"other settings \(seed\)"):
+        Trainer(config, a, threads=1).run()
