@@ -233,7 +233,10 @@ def _center(page: Any, square: str) -> tuple[float, float]:
 
 
 def test_pgn_export_downloads_a_game_that_python_chess_reads_back(server, page) -> None:
-    game = api_create(server, human="white", budget="iterations", iterations=150, params={"c": 1.1})
+    game = api_create(
+        server, human="white", budget="iterations", iterations=150, algorithm="uct",
+        params={"c": 1.1},
+    )  # fmt: skip
     open_game(page, server, game)
     for _ in range(3):
         state = human_turn(page)
