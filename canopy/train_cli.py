@@ -9,25 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def _nonnegative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
-    return value
+from canopy.cli import _nonnegative_int, _positive_int
 
 
 class Bar:
@@ -91,14 +73,14 @@ def add_train_command(command: Callable[[str, Any, str], argparse.ArgumentParser
         cmd_train,
         "train the learned evaluation by self-play (knight chess): self-play, fit, gating match",
     )
-    p.add_argument("--games", type=_positive, default=200, help="self-play games a generation")
-    p.add_argument("--generations", type=_positive, default=5)
-    p.add_argument("--seed", type=_nonnegative, default=1)
+    p.add_argument("--games", type=_positive_int, default=200, help="self-play games a generation")
+    p.add_argument("--generations", type=_positive_int, default=5)
+    p.add_argument("--seed", type=_nonnegative_int, default=1)
     p.add_argument("--out", default="train-knight", metavar="DIR",
                    help="output directory; a run resumes from it")  # fmt: skip
-    p.add_argument("--threads", type=_positive, default=1, help="processes playing games")
-    p.add_argument("--nodes", type=_positive, default=1500, help="alphabeta nodes a move")
-    p.add_argument("--gate-games", type=_positive, default=40,
+    p.add_argument("--threads", type=_positive_int, default=1, help="processes playing games")
+    p.add_argument("--nodes", type=_positive_int, default=1500, help="alphabeta nodes a move")
+    p.add_argument("--gate-games", type=_positive_int, default=40,
                    help="gating games a generation (even)")  # fmt: skip
     p.add_argument("--tuples", choices=sorted(TUPLE_SETS), default=DEFAULT_TUPLES)
     p.add_argument(
