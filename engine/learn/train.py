@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 
 from engine.errors import CanopyError
+from engine.files import write_atomic
 from engine.learn.ntuple import (
     DEFAULT_TUPLES,
     TUPLE_SETS,
@@ -143,18 +144,6 @@ class Generation:
 
 
 # ---------------------------------------------------------------- files
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _save_games(path: Path, records: list[GameRecord]) -> None:
@@ -334,7 +323,8 @@ class Trainer:
             "seconds": self.seconds,
             "best": self.best_name(),
         }
-        _write_atomic(self.out / STATE_FILE, (json.dumps(data, indent=1) + "\n").encode())
+        text = (json.dumps(data, indent=1) + "\n").encode()
+        write_atomic(self.out / STATE_FILE, lambda out: out.write(text))
 
     def best_name(self) -> str:
         for g in reversed(self.generations):

@@ -13,15 +13,13 @@ the wrong slots.
 
 from __future__ import annotations
 
-import os
-import tempfile
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from engine.errors import CanopyError
+from engine.files import read_npz, write_atomic
 from engine.search.eval_features import CHESS_FEATURES, KNIGHT_FEATURES
 
 FORMAT_VERSION = 1
@@ -84,42 +82,26 @@ def hand_weights() -> EvalWeights:
 def save_weights(path: Path, weights: EvalWeights) -> None:
     """Write ``weights`` to ``path`` atomically (a reader never sees half a file)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npz.tmp")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            np.savez(
-                out,
-                version=np.array(FORMAT_VERSION),
-                chess_features=np.array(CHESS_FEATURES),
-                knight_features=np.array(KNIGHT_FEATURES),
-                chess_mg=weights.chess_mg, chess_eg=weights.chess_eg,
-                knight_mg=weights.knight_mg, knight_eg=weights.knight_eg,
-                source=np.array(weights.source),
-            )  # fmt: skip
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; the weights are for every user
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(
+        path,
+        lambda out: np.savez(
+            out,
+            version=np.array(FORMAT_VERSION),
+            chess_features=np.array(CHESS_FEATURES),
+            knight_features=np.array(KNIGHT_FEATURES),
+            chess_mg=weights.chess_mg, chess_eg=weights.chess_eg,
+            knight_mg=weights.knight_mg, knight_eg=weights.knight_eg,
+            source=np.array(weights.source),
+        ),
+    )  # fmt: skip
 
 
 def load_weights(path: Path = DEFAULT_PATH) -> EvalWeights:
     """The weights in ``path``; :class:`EvalWeightsError` naming the problem otherwise."""
     fix = "regenerate it with `python -m engine.tune.texel` (docs/algorithms.md, Evaluation)"
-    if not path.is_file():
-        raise EvalWeightsError(f"evaluation weights file {path} is missing; {fix}")
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {key: data[key] for key in data.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
-        raise EvalWeightsError(
-            f"evaluation weights file {path} is unreadable ({exc}); {fix}"
-        ) from exc
     needed = ("version", "chess_features", "knight_features", "chess_mg", "chess_eg",
               "knight_mg", "knight_eg")  # fmt: skip
-    missing = [key for key in needed if key not in arrays]
-    if missing:
-        raise EvalWeightsError(f"evaluation weights file {path} lacks {missing}; {fix}")
+    arrays = read_npz(path, needed, "evaluation weights", fix, EvalWeightsError)
     if int(arrays["version"]) != FORMAT_VERSION:
         raise EvalWeightsError(
             f"evaluation weights file {path} has format {int(arrays['version'])}, "

@@ -47,8 +47,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import tempfile
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,6 +54,7 @@ from typing import Any
 import numpy as np
 
 from engine.errors import CanopyError
+from engine.files import read_npz, write_atomic
 from engine.search.eval_features import KNIGHT_FEATURES
 
 FORMAT_VERSION = 1
@@ -105,27 +104,22 @@ def save_weights(path: Path, w: LearnedWeights) -> None:
     """Write ``w`` to ``path`` atomically (temp file + rename: never half a file)."""
     check_arrays(w, str(path))
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            np.savez(
-                out,
-                version=np.array(FORMAT_VERSION),
-                game=np.array(w.game),
-                kind=np.array(KIND),
-                features=np.array(KNIGHT_FEATURES),
-                linear=w.linear.astype(np.float64),
-                tuples=w.tuples.astype(np.int64),
-                weights=w.weights.astype(np.float64),
-                contact=w.contact.astype(np.float64),
-                command=np.array(w.command),
-                meta=np.array(json.dumps(w.meta, sort_keys=True)),
-            )
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; weights are for every user
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(
+        path,
+        lambda out: np.savez(
+            out,
+            version=np.array(FORMAT_VERSION),
+            game=np.array(w.game),
+            kind=np.array(KIND),
+            features=np.array(KNIGHT_FEATURES),
+            linear=w.linear.astype(np.float64),
+            tuples=w.tuples.astype(np.int64),
+            weights=w.weights.astype(np.float64),
+            contact=w.contact.astype(np.float64),
+            command=np.array(w.command),
+            meta=np.array(json.dumps(w.meta, sort_keys=True)),
+        ),
+    )
 
 
 def check_arrays(w: LearnedWeights, where: str) -> None:
@@ -172,20 +166,8 @@ def load_weights(path: Path, game: str = "knight") -> LearnedWeights:
     """The learned weights in ``path`` for ``game``; :class:`LearnedWeightsError` naming
     the problem otherwise (missing, unreadable, another format, game or shape)."""
     fix = "train them with `canopy train --game knight` (docs/learning.md)"
-    path = Path(path)
-    if not path.is_file():
-        raise LearnedWeightsError(f"learned weights file {path} is missing; {fix}")
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {key: data[key] for key in data.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
-        raise LearnedWeightsError(
-            f"learned weights file {path} is unreadable ({exc}); {fix}"
-        ) from exc
     needed = ("version", "game", "kind", "features", "linear", "tuples", "weights", "contact")
-    missing = [key for key in needed if key not in arrays]
-    if missing:
-        raise LearnedWeightsError(f"learned weights file {path} lacks {missing}; {fix}")
+    arrays = read_npz(Path(path), needed, "learned weights", fix, LearnedWeightsError)
     if arrays["version"].shape != () or int(arrays["version"]) != FORMAT_VERSION:
         raise LearnedWeightsError(
             f"learned weights file {path} has format {arrays['version']}, expected "
