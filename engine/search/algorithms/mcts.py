@@ -176,14 +176,14 @@ def expand_evaluating(
     node's minimax value is exact either way, at the cost of about one alpha-beta search
     of ``leaf_depth + 1`` plies instead of a full search per child. The priors are then
     a softmax of the children's scores."""
-    s, _moves, child_state, child_moves, _hist, _record, _path, info, _finfo, keys = scratch
+    s, moves, child_state, child_moves, _hist, _record, _path, info, _finfo, keys = scratch
     temperature, mix = kparams[K_TEMP], kparams[K_MIX]
     uniform, quiesce = kparams[K_UNIFORM] != 0.0, kparams[K_QUIESCE] != 0.0
     solver, use_cache = kparams[K_SOLVER] != 0.0, kparams[K_TT] != 0.0
     depth = np.int64(kparams[K_DEPTH])
     first_new = tree[META][USED]
     count = expand_with_priors(
-        tree, node, s, _moves, child_state, child_moves, temperature, False, 0.0
+        tree, node, s, moves, child_state, child_moves, temperature, False, 0.0
     )
     record_new(info, first_new, count)
     flags, value, prior = tree[FLAGS], tree[VALUE], tree[PRIOR]
@@ -309,30 +309,18 @@ def mcts_iteration(
         reward = outcome_reward(tree[OUTCOME][node])
         score = float(tree[OUTCOME][node])
         info[T_SIM_STATUS] = SIM_TERMINAL
-    elif rescore:  # the table's score may be shallower: searched afresh, not stored
-        deeper = depth + tree[VISITS][node]
-        info[T_SIM_DEPTH] = deeper
-        to_move, _ = leaf_score(
-            ctx, s, quiesce, deeper, cache_keys, cache_scores, False, tree[DEPTH][node]
-        )
-        if ctx[11][ABORTED]:
-            return False
-        score = -to_move
-        tree[EVAL][node] = score
-        tree[VALUE][node] = score
-        reward = 0.5 * (1.0 + score)
-        info[T_SIM_STATUS] = 0
-        plies = min(ctx[5][0], record.shape[0])
-        record[:plies] = ctx[4][0, :plies]
-        info[T_SIM_PLIES] = plies
-    elif f & EVALUATED:  # every child proven lost, the node not yet: its mean stands
-        reward = tree[VALUE_SUM][node] / max(1, tree[VISITS][node])
+    elif f & EVALUATED and not rescore:  # every child proven lost, the node not yet
+        reward = tree[VALUE_SUM][node] / max(1, tree[VISITS][node])  # its mean stands
         score = 2.0 * reward - 1.0
         info[T_SIM_STATUS] = SIM_CACHED
-    else:
+    else:  # a new leaf, or (deepen) one visited again before its expansion, one ply deeper
+        leaf_depth = depth + tree[VISITS][node] if rescore else depth
+        info[T_SIM_DEPTH] = leaf_depth
+        # a deeper score must not read the table's shallower one, nor be stored in it
         to_move, cached = leaf_score(
-            ctx, s, quiesce, depth, cache_keys, cache_scores, use_cache, tree[DEPTH][node]
-        )
+            ctx, s, quiesce, leaf_depth, cache_keys, cache_scores, use_cache and not rescore,
+            tree[DEPTH][node],
+        )  # fmt: skip
         if ctx[11][ABORTED]:
             return False
         score = -to_move  # for the side that moved into the leaf
