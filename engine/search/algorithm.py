@@ -139,6 +139,9 @@ class Algorithm:
     #: (:data:`~engine.search.params.EVAL_PARAM`, added to ``params`` by the class itself).
     evaluates: ClassVar[bool] = True
     free_per_iteration: ClassVar[int] = 1  # tree nodes one iteration may add
+    #: Once its tree has reached the node budget it searches on without adding nodes
+    #: (``mcts`` re-scores leaves deeper) instead of stopping with FULL.
+    plays_on_full: ClassVar[bool] = False
     pv_needs_visits: ClassVar[bool] = True  # PV follows visited children only
 
     tree: ClassVar[bool] = True
@@ -239,6 +242,13 @@ class Algorithm:
             "explore": terms.explore,
             "score": score,
         }
+
+    @classmethod
+    def as_before(cls, stats: ChildStats, flags: int) -> ChildStats:
+        """``stats`` (visits and values already as before a step) with whatever else the
+        algorithm reads from the node's flags set back to ``flags``, its flags before the
+        step — so the step view compares what the kernel compared."""
+        return stats
 
     @classmethod
     def child_proof(cls, child: ChildStats) -> tuple[int, int | None]:
@@ -386,6 +396,9 @@ class Worker:
         self._visits_offset = 0  # root visits this worker did not make (a reused subtree)
         self.keys = np.zeros(HIST_MAX + MAX_PATH + 1, dtype=np.uint64)  # see parts/path.py
         self.extra: Any = None  # algorithm-specific scratch (e.g. an alpha-beta context)
+        # The tree is at its node budget and the algorithm plays on without growing it
+        # (set before every kernel call; see Algorithm.plays_on_full).
+        self.full = False
 
     def scratch(self, trace: bool) -> tuple[np.ndarray, ...]:
         """The arrays a kernel iteration works in, as one tuple (its order is what every
@@ -425,24 +438,25 @@ class Worker:
         """
         total = 0
         while total < max_iters:
-            if not self.tree.ensure_free(self.algorithm.free_per_iteration):
+            if not self._room():
                 return total, FULL
             done, code = self.algorithm.run_kernel(self, max_iters - total, stop, False)
             total += done
             if code == FULL:
-                # double; failing that, take whatever the budget still allows
-                if not self.tree.ensure_free(self.tree.capacity) and not self.tree.ensure_free(
-                    self.algorithm.free_per_iteration
-                ):
-                    return total, FULL
-                continue
+                continue  # the next _room() doubles the tree, or finds it at its budget
             if code != DONE:
                 return total, code
         return total, DONE
 
+    def _room(self) -> bool:
+        """Room for one more iteration: free nodes (doubling the tree if the budget
+        allows), or an algorithm that plays on in a full tree (``self.full`` says so)."""
+        self.full = not self.tree.ensure_free(self.algorithm.free_per_iteration)
+        return not self.full or self.algorithm.plays_on_full
+
     def step(self, stop: np.ndarray) -> int:
         """Exactly one iteration with its trace recorded in path/info/finfo/record; return code."""
-        if not self.tree.ensure_free(self.algorithm.free_per_iteration):
+        if not self._room():
             return FULL
         _, code = self.algorithm.run_kernel(self, 1, stop, True)
         return code

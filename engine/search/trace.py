@@ -81,6 +81,7 @@ class StepView:
     before_visits: np.ndarray
     before_sum: np.ndarray
     before_value: np.ndarray
+    before_flags: np.ndarray
     path: list[int]
     created: list[int]  # new nodes, in id order
     status: int  # T_SIM_STATUS
@@ -103,12 +104,13 @@ class StepView:
         """``node``'s numbers as the selection compared them (before this step): the
         worker's own stats of the node (whatever its algorithm keeps beside them, e.g. a
         prior) with the visits and values copied before the step."""
-        return replace(
+        stats = replace(
             self.worker.child_stats(node),
             visits=int(self.before_visits[node]),
             value_sum=float(self.before_sum[node]),
             value=float(self.before_value[node]),
         )
+        return self.algorithm.as_before(stats, int(self.before_flags[node]))
 
 
 def build_trace(
@@ -126,6 +128,7 @@ def build_trace(
     before_visits = tree.visits[:used].copy()
     before_sum = tree.value_sum[:used].copy()
     before_value = tree.value[:used].copy()
+    before_flags = tree.flags[:used].copy()
     code = worker.step(stop)
     if code != DONE:
         return StepTrace(
@@ -143,6 +146,7 @@ def build_trace(
         before_visits=before_visits,
         before_sum=before_sum,
         before_value=before_value,
+        before_flags=before_flags,
         path=[int(n) for n in worker.path[: int(worker.info[T_PATH_LEN])]],
         created=list(range(first_new, first_new + new_count)) if first_new >= 0 else [],
         status=int(worker.info[T_SIM_STATUS]),

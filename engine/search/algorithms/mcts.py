@@ -27,7 +27,7 @@ The search stops by itself once the root's value is proven (``SOLVED``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -109,6 +109,9 @@ from engine.search.tree import (
 (K_C, K_ALPHA, K_FPU, K_TEMP, K_UNIFORM, K_QUIESCE) = range(6)
 (K_SOLVER, K_TT, K_MIX, K_DEPTH, K_EVALUATE, K_DEEPEN) = range(6, 12)
 KERNEL_PARAMS = 12
+#: In a full tree a leaf is re-scored one ply deeper at each visit, up to this many
+#: plies beyond ``leaf_depth`` (deeper still would take longer than a move).
+FULL_TREE_PLIES = 4
 
 
 @njit(cache=True, nogil=True)
@@ -253,8 +256,13 @@ def mcts_iteration(
     cache_keys: np.ndarray,
     cache_scores: np.ndarray,
     kparams: np.ndarray,
+    full: bool,
 ) -> bool:
-    """One iteration; False when the stop flag cut the leaf's search (nothing backed up)."""
+    """One iteration; False when the stop flag cut the leaf's search (nothing backed up).
+
+    ``full``: the tree is at its node budget, so a leaf that would be expanded is
+    searched again one ply deeper instead (up to :data:`FULL_TREE_PLIES`) — the search
+    goes on sharpening the leaves it has rather than stopping."""
     s, moves, _cs, _cm, _hist, record, path, info, finfo, keys = scratch
     c_puct, alpha, fpu = kparams[K_C], kparams[K_ALPHA], kparams[K_FPU]
     temperature, mix = kparams[K_TEMP], kparams[K_MIX]
@@ -272,9 +280,13 @@ def mcts_iteration(
         f = flags[node]
         if f & (PROVEN | TERMINAL) or not (f & EVALUATED):
             break  # a known result, or a leaf to evaluate
-        if tree[FIRST_CHILD][node] == NONE and node != ROOT and tree[VISITS][node] <= deepen:
+        if (
+            tree[FIRST_CHILD][node] == NONE
+            and node != ROOT
+            and (full or tree[VISITS][node] <= deepen)
+        ):
             rescore = True
-            break  # visited again before its expansion: a deeper search of it
+            break  # visited again before its expansion (or no room for it): search deeper
         if tree[FIRST_CHILD][node] == NONE:
             if evaluate_all:
                 done = expand_evaluating(
@@ -314,7 +326,10 @@ def mcts_iteration(
         score = 2.0 * reward - 1.0
         info[T_SIM_STATUS] = SIM_CACHED
     else:  # a new leaf, or (deepen) one visited again before its expansion, one ply deeper
-        leaf_depth = depth + tree[VISITS][node] if rescore else depth
+        leaf_depth = depth
+        if rescore:
+            extra = tree[VISITS][node]
+            leaf_depth += min(extra, max(FULL_TREE_PLIES, deepen)) if full else extra
         info[T_SIM_DEPTH] = leaf_depth
         # a deeper score must not read the table's shallower one, nor be stored in it
         to_move, cached = leaf_score(
@@ -349,16 +364,20 @@ def mcts_run(
     kparams: np.ndarray,
     max_iters: int,
     stop: np.ndarray,
+    full: bool,
 ) -> tuple[int, int]:
-    """Up to ``max_iters`` iterations; stops early on the stop flag, a full tree, or a
-    root whose value is proven."""
+    """Up to ``max_iters`` iterations; stops early on the stop flag, a full tree (unless
+    ``full`` says it is at its budget: then no node is added), or a root whose value is
+    proven."""
+    # a root not yet expanded needs room even in a full tree
+    room = 0 if full and tree[FIRST_CHILD][ROOT] != NONE else MAX_MOVES
     for it in range(max_iters):
-        code = guard(tree, stop, MAX_MOVES)
+        code = guard(tree, stop, room)
         if code != GO_ON:
             return it, code
         if tree[FLAGS][ROOT] & PROVEN:
             return it, SOLVED
-        if not mcts_iteration(tree, root, scratch, ctx, cache_keys, cache_scores, kparams):
+        if not mcts_iteration(tree, root, scratch, ctx, cache_keys, cache_scores, kparams, full):
             return it, STOPPED
     return max_iters, DONE
 
@@ -443,6 +462,7 @@ class MCTS(Algorithm):
             "alpha", "float", 0.3,
             "weight α of the implicit minimax value in (1 − α)·Q + α·minimax (0: off)",
             min=0.0, max=1.0,
+            game_defaults={"chess": 1.0},  # with every child scored, minimax leads
         ),
         ParamSpec(
             "fpu", "float", 0.1,
@@ -472,6 +492,7 @@ class MCTS(Algorithm):
             "first chosen; evaluate: every child is scored when its parent is expanded and "
             "the prior is a softmax of those scores",
             choices=("lazy", "evaluate"),
+            game_defaults={"chess": "evaluate"},  # measured: docs/algorithms.md
         ),
         ParamSpec(
             "leaf", "choice", "quiescence",
@@ -504,6 +525,7 @@ class MCTS(Algorithm):
         ParamSpec("tt_mb", "int", 4, "size of that table in MB", min=1, max=256),
     )  # fmt: skip
     free_per_iteration = MAX_MOVES
+    plays_on_full = True  # a full tree's leaves are searched deeper instead
     pv_needs_visits = False  # a mate in one is proven unvisited; pv_key ranks it first
     keeps_proofs = True
     value_kind = "q"
@@ -576,6 +598,17 @@ class MCTS(Algorithm):
     @classmethod
     def child_proof(cls, child: ChildStats) -> tuple[int, int | None]:
         return child.proof, child.mate
+
+    @classmethod
+    def as_before(cls, stats: ChildStats, flags: int) -> ChildStats:
+        """Evaluated-unvisited and the proof as the flags had them before the step (a
+        child evaluated or proven by this very step was neither when it was chosen)."""
+        if not isinstance(stats, MCTSChildStats):
+            return stats
+        evaluated = bool(flags & EVALUATED) and stats.visits == 0
+        if flags & PROVEN:
+            return replace(stats, evaluated_unvisited=evaluated)
+        return replace(stats, evaluated_unvisited=evaluated, proof=NOT_PROVEN, mate=None)
 
     @classmethod
     def final_rank(
@@ -656,7 +689,10 @@ class MCTS(Algorithm):
         leaf_node = view.leaf
         before = int(view.before_visits[leaf_node]) if leaf_node < view.used else 0
         if view.status not in (SIM_EXPANDED, SIM_CACHED) and before:
-            note = f"visit {before + 1} of a leaf not yet expanded: " + note
+            why = ""
+            if worker.full:
+                why = " — the tree is full (node budget), so it is searched deeper"
+            note = f"visit {before + 1} of a leaf not yet expanded{why}: " + note
         return {
             "kind": "quiescence" if leaf == "quiescence" else "evaluation",
             "leaf": view.name(view.leaf),
@@ -715,5 +751,5 @@ class MCTS(Algorithm):
         search.stats[QCHECKS] = w.params["qchecks"]
         return mcts_run(
             w.tree.arrays, w.root, w.scratch(trace), search.arrays,
-            cache.keys, cache.scores, w.kparams, max_iters, stop,
+            cache.keys, cache.scores, w.kparams, max_iters, stop, w.full,
         )  # fmt: skip

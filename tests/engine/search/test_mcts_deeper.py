@@ -11,11 +11,13 @@ import pytest
 
 from engine.core.convert import state_from_fen
 from engine.core.games import make_move
+from engine.core.state import MAX_MOVES
 from engine.search.algorithm import PROVEN_WIN
+from engine.search.algorithms.mcts import FULL_TREE_PLIES
 from engine.search.alphabeta_core import QCHECKS, SearchContext
 from engine.search.controller import SearchController
 from engine.search.parts.leaf import LeafCache, leaf_score
-from engine.search.tree import EVALUATED, NONE, ROOT, TERMINAL
+from engine.search.tree import EVALUATED, NONE, PROVEN, ROOT, TERMINAL
 from tests.engine.search.test_mcts_search import (
     HANGING_QUEEN,
     PINNED_QUEEN,
@@ -112,3 +114,40 @@ def test_a_leaf_visited_again_is_scored_one_ply_deeper_until_it_is_expanded() ->
         else:
             assert tree.first_child[node] != NONE
     assert all(count > 0 for count in seen.values())
+
+
+@pytest.mark.parametrize("params", [{}, {"expand": "evaluate", "alpha": 1.0}])
+def test_a_full_tree_searches_on_by_scoring_its_leaves_deeper(params: dict) -> None:
+    """At the node budget ``mcts`` neither stops nor grows: every iteration the limit
+    asked for runs, and a leaf visited again is searched deeper (up to
+    FULL_TREE_PLIES), each evaluation the search of that depth."""
+    budget = 3000
+    controller = SearchController(
+        "chess", ITALIAN, algorithm="mcts", params={**params, "tt": False}, seed=1,
+        node_budget=budget,
+    )  # fmt: skip
+    info = controller.search(iterations=4000)
+    worker = controller.workers[0]
+    tree = worker.tree
+    assert info.iterations == 4000 and info.stop_reason != "node budget"
+    assert worker.full and budget - MAX_MOVES <= tree.used <= budget
+    assert info.bestmove is not None
+    root_state = state_from_fen(ITALIAN, "chess")
+    deeper = [
+        n for n in range(1, tree.used)
+        if tree.first_child[n] == NONE and tree.visits[n] >= 2
+        and not tree.flags[n] & (TERMINAL | PROVEN)
+    ]  # fmt: skip
+    assert deeper, "no leaf was visited twice in the full tree"
+    for node in deeper[:8]:
+        plies = min(int(tree.visits[node]) - 1, FULL_TREE_PLIES)
+        s = position(tree, root_state, node)
+        assert float(tree.eval[node]) == pytest.approx(-exact(s, plies), abs=1e-6)
+    # step mode says why a leaf is searched again, and how deep
+    for _ in range(300):
+        sim = controller.step().simulation
+        if "the tree is full" in sim["note"]:
+            break
+    else:
+        pytest.fail("300 steps in a full tree and none re-scored a leaf")
+    assert 1 <= sim["depth"] <= FULL_TREE_PLIES and tree.used <= budget

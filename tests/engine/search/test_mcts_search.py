@@ -210,8 +210,13 @@ def test_proven_flags_match_the_reported_proof() -> None:
             assert -1.0 <= stats.value <= 1.0
 
 
-def test_the_step_trace_recomputes_the_kernels_own_choice_and_shows_the_quiescence_line() -> None:
-    controller = SearchController("chess", HANGING_QUEEN, algorithm="mcts", seed=1)
+@pytest.mark.parametrize(
+    "params", [{}, {"expand": "lazy", "alpha": 0.3}], ids=["chess-defaults", "lazy"]
+)
+def test_the_step_trace_recomputes_the_kernels_own_choice_and_shows_the_quiescence_line(
+    params: dict,
+) -> None:
+    controller = SearchController("chess", HANGING_QUEEN, algorithm="mcts", params=params, seed=1)
     kinds = set()
     for _ in range(40):
         step = controller.step()
