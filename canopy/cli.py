@@ -411,7 +411,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("search", cmd_search, "one search, printing the root moves like an engine log")
     p.add_argument("--fen", default=None, help="a FEN, or 'startpos' (default)")
     p.add_argument(
-        "--algo", default="uct", help="uct (the default), uct-minimax, bfms, alphabeta or mcts"
+        "--algo", default="mcts", help="mcts (the default), uct, uct-minimax, bfms or alphabeta"
     )
     limit = p.add_mutually_exclusive_group()
     limit.add_argument("--iterations", type=_positive_int, default=None)

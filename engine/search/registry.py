@@ -14,12 +14,9 @@ from engine.search.algorithms.uct import UCT
 from engine.search.algorithms.uct_minimax import UCTMinimax
 
 ALGORITHMS: dict[str, type[Algorithm]] = {}
-#: The opponent of a new game and the algorithm of ``canopy search`` when none is named.
-#: ``mcts`` takes over once it has earned it: it is stronger than ``uct`` but fills the
-#: server's 2,000,000-node tree budget in about 2 s (whole child lists, ~15 nodes an
-#: iteration), after which an analysis search stops; and it has not yet been measured
-#: near ``alphabeta`` (docs/algorithms.md). ``canopy uci`` keeps ``alphabeta``.
-DEFAULT_ALGORITHM = "uct"
+#: The opponent of a new game, ``canopy search`` and ``canopy uci`` when none is named:
+#: the strongest MCTS (docs/results.md).
+DEFAULT_ALGORITHM = "mcts"
 MAX_THREADS = 64
 
 

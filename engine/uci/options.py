@@ -28,11 +28,10 @@ from typing import Any
 
 from engine.errors import CanopyError, InvalidParameterError
 from engine.search.params import ParamSpec
-from engine.search.registry import ALGORITHMS, MAX_THREADS
+from engine.search.registry import ALGORITHMS, DEFAULT_ALGORITHM, MAX_THREADS
 
 AUTO = "auto"
 VARIANTS = ("chess", "knightchess")
-DEFAULT_ALGORITHM = "alphabeta"  # the strongest setting for a chess GUI (docs/results.md)
 MAX_HASH_MB = 1024  # alphabeta's hash_mb range
 DEFAULT_NODE_BUDGET = 2_000_000
 MAX_NODE_BUDGET = 50_000_000

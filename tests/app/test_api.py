@@ -11,7 +11,6 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.schemas import GameCreated, StateFrame
-from engine.search.registry import DEFAULT_ALGORITHM
 from tests.app.conftest import game_state, new_game
 
 KNIGHT_START = "nnnnnnnn/nnnnnnnn/8/8/8/8/NNNNNNNN/NNNNNNNN w - - 0 1"
@@ -85,8 +84,8 @@ def test_creating_a_game_returns_id_token_and_state(client: TestClient) -> None:
     state = body["state"]
     assert state["fen"] == KNIGHT_START and state["moves"] == [] and state["result"] is None
     assert state["role"] == "player" and len(state["legal"]) == 40
-    assert state["settings"]["algorithm"] == DEFAULT_ALGORITHM
-    assert state["settings"]["params"]["policy"] == "capture_first"  # defaults filled in
+    assert state["settings"]["algorithm"] == "mcts"  # the default opponent
+    assert state["settings"]["params"]["qchecks"] == 0  # its knight-chess defaults filled in
 
 
 def test_tokens_and_ids_differ_between_games(client: TestClient) -> None:

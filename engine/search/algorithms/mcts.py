@@ -447,7 +447,7 @@ def proof_rank(child: ChildStats) -> int:
 class MCTS(Algorithm):
     name = "mcts"
     title = "MCTS with quiescence leaves, priors, solver and implicit minimax"
-    summary = "MCTS built for strength: quiescence leaves, proofs, priors"
+    summary = "MCTS built for strength: quiescence leaves, proofs, priors (the default)"
     description = (
         "MCTS built for strength: PUCT selection with a move-ordering prior over "
         "(1 − α)·Q + α·minimax, leaves scored by a quiescence search instead of a random "

@@ -1,8 +1,7 @@
 """Which algorithm plays when none is named, and the defaults that depend on the game.
 
-One name, ``DEFAULT_ALGORITHM`` in the registry, is the opponent of a new game and the
-algorithm of ``canopy search`` (``uct`` until ``mcts`` earns it: see the registry);
-``canopy uci`` keeps ``alphabeta``, the strongest setting for a chess GUI. ``bfms`` scores its
+``mcts`` is the strongest MCTS (docs/results.md), so it is the opponent of a new game,
+``canopy search`` and ``canopy uci``; ``uct`` stays one choice away. ``bfms`` scores its
 leaves by a quiescence search in chess (a static leaf misses every capture in flight)
 and keeps the static leaf in knight chess, where it measured no worse.
 """
@@ -18,14 +17,14 @@ from engine.search.registry import ALGORITHMS, DEFAULT_ALGORITHM, validate_param
 from engine.uci.options import OptionSet
 
 
-def test_one_default_for_new_games_and_searches_and_alphabeta_for_uci() -> None:
-    assert DEFAULT_ALGORITHM in ALGORITHMS
+def test_mcts_is_the_default_everywhere() -> None:
+    assert DEFAULT_ALGORITHM == "mcts"
     assert EngineSettings().algorithm == DEFAULT_ALGORITHM
     assert SearchController("chess").algorithm.name == DEFAULT_ALGORITHM
-    assert OptionSet.build()["Algorithm"] == "alphabeta"
+    assert OptionSet.build()["Algorithm"] == DEFAULT_ALGORITHM
 
 
-def test_canopy_search_names_every_algorithm_and_its_default() -> None:
+def test_canopy_search_names_every_algorithm_and_searches_with_mcts_by_default() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "canopy", "search", "--help"],
         capture_output=True, text=True, check=True,
