@@ -73,7 +73,7 @@ from engine.search.codes import (
 from engine.search.evaluation import SQUASH_CP, WIN, game_value, is_mate_score, mate_plies
 from engine.search.params import ParamSpec
 from engine.search.parts.backup import backup_solver
-from engine.search.parts.expand import expand_with_priors, look
+from engine.search.parts.expand import expand_with_priors, look, mark_repetition
 from engine.search.parts.implicit import implicit_value
 from engine.search.parts.leaf import LeafCache, leaf_score, window_score
 from engine.search.parts.path import HIST_MAX, begin, descend, guard, record_new
@@ -206,7 +206,10 @@ def expand_evaluating(
             child_state[:] = s
             make_move(child_state, tree[MOVE][child])
             keys[HIST_MAX + length] = child_state[HASH]
-            look(tree, child, child_state, child_moves, keys, HIST_MAX + length)
+            # A repetition is a draw now; the child's own moves (a stalemate without
+            # check) are generated only if it is ever expanded — a move generation per
+            # child was most of an expansion's cost.
+            mark_repetition(tree, child, child_state, keys, HIST_MAX + length)
         if flags[child] & TERMINAL:
             settle_terminal(tree, child, solver)
             best = max(best, min(1.0, max(-1.0, value[child])))
@@ -288,6 +291,11 @@ def mcts_iteration(
             rescore = True
             break  # visited again before its expansion (or no room for it): search deeper
         if tree[FIRST_CHILD][node] == NONE:
+            if tree[NUM_LEGAL][node] == UNKNOWN and look(
+                tree, node, s, moves, keys, HIST_MAX + length - 1
+            ):  # scored before its moves were known, and the game is over there
+                settle_terminal(tree, node, solver)
+                break
             if evaluate_all:
                 done = expand_evaluating(
                     tree, node, length, scratch, ctx, cache_keys, cache_scores, kparams

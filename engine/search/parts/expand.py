@@ -57,6 +57,18 @@ def mark_position(tree: tuple, node: int, s: np.ndarray, n: int, code: int) -> b
 
 
 @njit(cache=True, nogil=True)
+def mark_repetition(tree: tuple, node: int, s: np.ndarray, keys: np.ndarray, index: int) -> bool:
+    """A position repeated on its path (``keys``/``index`` place it there) is a draw:
+    mark ``node`` so, and say True. Needs no move generation."""
+    if index > HIST_MAX and repeated(keys, index, s):  # (the root is where the game stands)
+        tree[NUM_LEGAL][node] = 0
+        tree[FLAGS][node] |= TERMINAL
+        tree[OUTCOME][node] = 0
+        return True
+    return False
+
+
+@njit(cache=True, nogil=True)
 def look(
     tree: tuple, node: int, s: np.ndarray, moves: np.ndarray, keys: np.ndarray, index: int
 ) -> bool:
@@ -64,10 +76,7 @@ def look(
 
     ``keys``/``index`` place the node on its path, so a repeated position is a draw.
     """
-    if index > HIST_MAX and repeated(keys, index, s):  # (the root is where the game stands)
-        tree[NUM_LEGAL][node] = 0
-        tree[FLAGS][node] |= TERMINAL
-        tree[OUTCOME][node] = 0
+    if mark_repetition(tree, node, s, keys, index):
         return True
     n = legal_moves(s, moves)
     return mark_position(tree, node, s, n, status(s, n))

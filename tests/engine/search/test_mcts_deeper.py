@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.core.convert import state_from_fen
+from engine.core.convert import move_to_uci, state_from_fen
 from engine.core.games import make_move
 from engine.core.state import MAX_MOVES
 from engine.search.algorithm import PROVEN_WIN
@@ -151,3 +151,19 @@ def test_a_full_tree_searches_on_by_scoring_its_leaves_deeper(params: dict) -> N
     else:
         pytest.fail("300 steps in a full tree and none re-scored a leaf")
     assert 1 <= sim["depth"] <= FULL_TREE_PLIES and tree.used <= budget
+
+
+def test_a_stalemate_scored_at_expansion_is_a_draw_once_the_search_reaches_it() -> None:
+    """``expand=evaluate`` scores children without generating their moves, so a child
+    that stalemates without check is first scored like any position a queen up; the
+    search looks at its moves when it reaches it, and from then on it is a proven draw."""
+    controller = SearchController(
+        "chess", "k7/8/8/8/8/1Q6/1K6/8 w - - 0 1", algorithm="mcts", seed=1,
+        params={"prior": "none", "c_puct": 10.0},
+    )  # fmt: skip
+    controller.search(iterations=300)
+    tree = controller.workers[0].tree
+    (stalemate,) = [k for k in tree.children(ROOT) if move_to_uci(int(tree.move[k])) == "b3b6"]
+    assert tree.visits[stalemate] > 0
+    assert tree.flags[stalemate] & TERMINAL and tree.flags[stalemate] & PROVEN
+    assert int(tree.outcome[stalemate]) == 0 and float(tree.value[stalemate]) == 0.0
