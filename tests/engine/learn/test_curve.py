@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from engine.learn.curve import TrainingRecordError, learning_curve
+from engine.learn.ntuple import Model, tuple_squares
+from engine.learn.train import Generation, TrainConfig, Trainer
 from engine.match.stats import MatchScore
+from engine.search.learned_weights import load_weights, save_weights
 
 
 def record(number: int, opponent: str, w: int, d: int, lose: int, accepted: bool) -> dict[str, Any]:
@@ -91,3 +95,25 @@ def test_a_run_from_init_weights_is_measured_against_them() -> None:
 def test_weights_without_a_readable_record_say_so(meta: dict[str, Any]) -> None:
     with pytest.raises(TrainingRecordError):
         learning_curve(meta)
+
+
+def test_the_curve_of_a_published_best_has_every_generation(tmp_path: Path) -> None:
+    """What ``canopy train`` publishes after generation 2 (rejected) reads as two points."""
+    trainer = Trainer(TrainConfig(games=2, gate_games=2), tmp_path, command="canopy train")
+    model = Model(tuple_squares("pst"))
+    (tmp_path / "gen-001").mkdir()
+    save_weights(tmp_path / "gen-001" / "candidate.npz", model.unpack(model.start(), "", {}))
+    for n, w, d, lose, kept, opponent in (
+        (1, 1, 1, 0, True, "hand"),
+        (2, 0, 1, 1, False, "gen-001"),
+    ):
+        score = (w + d / 2) / 2
+        trainer.generations.append(
+            Generation(n, 2, 100, 0.5, 0.5, 0.5, w, d, lose, score, 0.0, kept, opponent, 1.0)
+        )
+    trainer.seconds = 2.0
+    trainer._publish_best()
+    best = load_weights(tmp_path / "best.npz")
+    curve = learning_curve(best.meta)
+    assert [p.generation for p in curve.points] == [1, 2] and best.command == "canopy train"
+    assert curve.points[1].elo == pytest.approx(MatchScore(1, 1, 0).elo + MatchScore(0, 1, 1).elo)
