@@ -10,7 +10,9 @@ The weights file is written once to a fixed path in the numba cache's parent and
 its bytes name the numba cache directory (engine/__init__.py), so a second run finds the
 kernels compiled by the first.
 
-Screenshots (``learning-*.png``) land in docs/screenshots with ``CANOPY_SCREENSHOTS=1``.
+The no-weights page's screenshot (``learning-none.png``) lands in docs/screenshots with
+``CANOPY_SCREENSHOTS=1``; the pictures of the test weights always go to a temporary
+directory: their curve and heat map are made up, and must never pass for a trained one.
 """
 
 from __future__ import annotations
@@ -73,6 +75,12 @@ def learned_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield base
 
 
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the pictures of the made-up test weights go (never docs/screenshots)."""
+    return tmp_path_factory.mktemp("learning-shots")
+
+
 def new_page(browser: Any, width: int, height: int, *, mobile: bool = False) -> Any:
     context = browser.new_context(
         viewport={"width": width, "height": height},
@@ -126,7 +134,7 @@ def test_the_hand_learned_toggle_is_not_offered_without_weights(server: str, pag
 
 
 def test_the_learning_page_draws_the_curve_and_the_heat_map(
-    learned_server: str, browser: Any
+    learned_server: str, browser: Any, shots: Path
 ) -> None:
     page = new_page(browser, 1600, 900)
     open_game(page, learned_server, api_create(learned_server, game="knight", human="both"))
@@ -149,13 +157,15 @@ def test_the_learning_page_draws_the_curve_and_the_heat_map(
     enemy = cells.evaluate_all("(els) => els.map((e) => Number(e.dataset.cp))")
     assert own != enemy and any(v != 0 for v in own)
     page.click("button[data-owner=own]")
-    screenshot(page, "learning-projector.png", full_page=True)
+    page.screenshot(path=str(shots / "learning-projector.png"), full_page=True)
     assert overflow(page) == 0
     assert not page.errors, page.errors
     page.context.close()
 
 
-def test_the_learning_page_fits_a_360_px_phone(learned_server: str, browser: Any) -> None:
+def test_the_learning_page_fits_a_360_px_phone(
+    learned_server: str, browser: Any, shots: Path
+) -> None:
     page = new_page(browser, 360, 740, mobile=True)
     page.goto(learned_server + "/learning")
     page.wait_for_selector("body[data-state=ready]")
@@ -164,13 +174,13 @@ def test_the_learning_page_fits_a_360_px_phone(learned_server: str, browser: Any
     assert overflow(page) == 0
     box = page.locator("#heatmap").bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= 360
-    screenshot(page, "learning-phone.png", full_page=True)
+    page.screenshot(path=str(shots / "learning-phone.png"), full_page=True)
     assert not page.errors, page.errors
     page.context.close()
 
 
 def test_hand_and_learned_side_by_side_in_the_moves_table(
-    learned_server: str, browser: Any
+    learned_server: str, browser: Any, shots: Path
 ) -> None:
     page = new_page(browser, 1400, 900)
     game = api_create(learned_server, game="knight", human="both", fen=KNIGHT_MIDDLE)
@@ -194,7 +204,7 @@ def test_hand_and_learned_side_by_side_in_the_moves_table(
     )["moves"][0]
     assert shown == [round(answer["hand"], 2), round(answer["learned"], 2)]
     assert "learned" in cell.get_attribute("title")
-    screenshot(page, "learning-side-by-side.png")
+    page.screenshot(path=str(shots / "learning-side-by-side.png"))
     # The tree's node card: both numbers, for the side that moved into the node.
     tab(page, "tree")
     node = visible_node(page)
