@@ -9,6 +9,8 @@
 import { signed } from "./notation.js";
 
 const CACHE_SIZE = 64;
+/** What `lookup` gives for a position the server refused: shown as "–", never asked again. */
+export const REFUSED = Object.freeze({ position: null, moves: [] });
 
 export function createEvalPairs({ onChange }) {
   const available = new Map(); // game → true / false / "pending"
@@ -32,11 +34,11 @@ export function createEvalPairs({ onChange }) {
     return known === true;
   }
 
-  /** The server's evaluations of `fen` and `moves` (null while they load or if refused). */
+  /** The server's evaluations of `fen` and `moves` (null while they load; REFUSED if refused). */
   function lookup(game, fen, moves) {
     const key = `${game}|${fen}|${moves.join(",")}`;
     const hit = cache.get(key);
-    if (hit !== undefined) return typeof hit === "string" ? null : hit;
+    if (hit !== undefined) return hit === "pending" ? null : hit;
     cache.set(key, "pending");
     while (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value);
     fetch("/api/evaluations", {
@@ -46,7 +48,7 @@ export function createEvalPairs({ onChange }) {
     })
       .then((res) => (res.ok ? res.json() : null))
       .then((body) => {
-        cache.set(key, body || "failed");
+        cache.set(key, body || REFUSED);
         onChange();
       })
       .catch(() => cache.delete(key));

@@ -83,7 +83,7 @@ export function createNodeCard(container, { onSelect, onClose }) {
       const both = evalsOf(fresh.fen);
       const sign = id === 0 ? 1 : -1;
       const whom = id === 0 ? sideName(game, turnOf(fresh.fen)) : mover;
-      rows.push(["static eval", both ? `${pairText(both.position, sign)} for ${whom}` : "…"]);
+      rows.push(["static eval", both && both.position ? `${pairText(both.position, sign)} for ${whom}` : both ? "–" : "…"]);
     }
     rows.push(["depth", String(depth)]);
     if (fresh) {

@@ -124,7 +124,7 @@ export function createPanel({ getState, onSort, onHover }) {
     for (const m of sorted) {
       seen.add(m.move);
       const row = rowFor(m.move);
-      fillRow(row, m, pairOf.get(m.move));
+      fillRow(row, m, pairOf.get(m.move), pairs === null);
       row.tr.classList.toggle("best", m.move === stats.bestmove);
       row.tr.classList.toggle("played", kind !== "live" && m.move === stats.bestmove);
       row.tr.classList.toggle("hovered", m.move === s.view.hover);
@@ -144,7 +144,7 @@ export function createPanel({ getState, onSort, onHover }) {
     setText(pvLine, pv.length ? `PV ${pv.slice(0, 16).join(" ")}` : "");
   }
 
-  function fillRow(row, m, pair) {
+  function fillRow(row, m, pair, loading) {
     const c = row.cells;
     setText(c[0], m.san);
     setText(c[1], formatCount(m.visits));
@@ -154,7 +154,7 @@ export function createPanel({ getState, onSort, onHover }) {
     const proof = proofText(m);
     setText(c[5], proof || signed(m.eval, 2));
     c[5].classList.toggle("proven", !!proof);
-    setText(c[6], pair ? pairShort(pair) : "…");
+    setText(c[6], pair ? pairShort(pair) : loading ? "…" : "–");
     c[6].title = pair ? pairText(pair) : "";
     setText(c[7], m.pv_san.slice(0, 8).join(" "));
     c[7].title = m.pv_san.join(" ");
