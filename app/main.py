@@ -24,7 +24,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from app.limits import WindowLimiter
 from app.logs import background_context
 from app.middleware import HardeningMiddleware
-from app.routes import api, inside, pages, room, ws
+from app.routes import api, inside, learning, pages, room, ws
 from app.service import GameService
 from app.settings import Settings
 from app.store import SqlStore
@@ -105,6 +105,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(pages.router)
     app.include_router(api.router)
     app.include_router(inside.router)
+    app.include_router(learning.router)
     app.include_router(room.router)
     app.include_router(ws.router)
 

@@ -600,3 +600,40 @@ class GameCreated(BaseModel):
     url: str  # the page of the game (spectators need no token)
     ws: str  # websocket path with the token
     state: StateFrame
+
+
+# ---------------------------------------------------------------- learned evaluation
+
+
+class EvaluationsRequest(_Strict):
+    """Body of ``POST /api/evaluations``: a position and some of its moves, whose hand and
+    learned static evaluations the page shows side by side."""
+
+    game: GameName = "knight"
+    fen: str = Field(min_length=1, max_length=120)
+    moves: list[Annotated[str, Field(min_length=4, max_length=5)]] = Field(
+        default_factory=list, max_length=256
+    )
+
+
+class EvalPairOut(BaseModel):
+    """Two static evaluations in [-1, 1]; ``learned`` is null without a learned evaluation."""
+
+    hand: float
+    learned: float | None
+
+
+class MoveEvals(EvalPairOut):
+    uci: str
+
+
+class Evaluations(BaseModel):
+    """Response of ``POST /api/evaluations``: every number for the side to move in ``fen``
+    (for a move: the position after it, as the side making it sees it)."""
+
+    game: GameName
+    fen: str
+    learned: bool  # a learned evaluation answered
+    message: str | None  # why not, when it did not
+    position: EvalPairOut
+    moves: list[MoveEvals]

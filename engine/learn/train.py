@@ -502,9 +502,11 @@ class Trainer:
                 )
                 if accepted:
                     pool.drop(old_best)
-                    self._publish_best()
                 else:
                     pool.drop(path)
+                # Every generation, kept or not: best.npz's meta carries the whole record,
+                # so its learning curve shows the rejected candidates too.
+                self._publish_best()
                 self.save_state()
         finally:
             pool.close()

@@ -7,6 +7,7 @@ Without that binary the tests skip with the reason.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -42,27 +43,28 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Base URL of a real Canopy server on a free port (small search budgets)."""
+@contextlib.contextmanager
+def run_server(data_dir: Path, log: Path, env: dict[str, str] | None = None) -> Iterator[str]:
+    """Base URL of a real Canopy server on a free port (small search budgets), stopped on
+    exit; ``env`` adds or overrides environment variables (e.g. ``CANOPY_LEARNED_WEIGHTS``)."""
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} not found: install Debian's chromium (make sysdeps)")
     port = _free_port()
-    env = {
+    full_env = {
         **os.environ,
-        "CANOPY_DATA_DIR": str(tmp_path_factory.mktemp("data")),
+        "CANOPY_DATA_DIR": str(data_dir),
         "CANOPY_THINK_MS": "150",
         "CANOPY_MIN_THINK_MS": "10",
         "CANOPY_ITERATIONS": "200",
         "CANOPY_MAX_SEARCHES": "4",
         "CANOPY_STATS_HZ": "10",
+        **(env or {}),
     }
-    log = tmp_path_factory.mktemp("log") / "server.log"
     with log.open("w") as out:
         proc = subprocess.Popen(
             [sys.executable, "-c", f"from app.server import serve; serve(port={port})"],
             cwd=REPO,
-            env=env,
+            env=full_env,
             stdout=out,
             stderr=subprocess.STDOUT,
         )
@@ -92,6 +94,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Base URL of a real Canopy server on a free port (small search budgets)."""
+    data = tmp_path_factory.mktemp("data")
+    with run_server(data, tmp_path_factory.mktemp("log") / "server.log") as base:
+        yield base
 
 
 @pytest.fixture(scope="package")

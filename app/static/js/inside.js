@@ -9,6 +9,7 @@
 import { $, h, isTyping, setText, toast } from "./dom.js";
 import { createCharts, createHistory, recordStats } from "./charts.js";
 import { stepsExportControl, treeExportControl } from "./export.js";
+import { showPairs } from "./evalpair.js";
 import { createNodeCard, moverAt, qText } from "./nodecard.js";
 import { qGradient } from "./notation.js";
 import { createQuiz } from "./quiz.js";
@@ -487,6 +488,7 @@ export function createInside({ getState, send, scheduleRender }) {
       rootFen: st.game ? st.game.fen : null,
       parentVisits: parent ? parent.visits : I.nodeInfo && I.nodeInfo.selection ? I.nodeInfo.selection.parent_visits : null,
       orientation: st.view.orientation,
+      evalsOf: showPairs(st) ? (fen) => st.evalPairs.lookup(gameName, fen, []) : null,
     });
     // The card lies over the tree's right-hand side: the tree keeps to the rest, and a
     // newly selected node is brought out from under it.

@@ -6,6 +6,7 @@ import { createBoard } from "./board.js";
 import { createControls } from "./controls.js";
 import { $, formatCount, formatMs, h, setText, toast } from "./dom.js";
 import { createEvalGraph } from "./evalgraph.js";
+import { createEvalPairs } from "./evalpair.js";
 import { createEngineFields } from "./forms.js";
 import { createInside } from "./inside.js";
 import { createMoveList } from "./movelist.js";
@@ -32,6 +33,7 @@ import {
 const TOKEN_KEY = (id) => `canopy:token:${id}`;
 const LARGE_KEY = "canopy:large";
 const ARROWS_KEY = "canopy:arrows";
+const EVALS_KEY = "canopy:both-evals";
 
 const body = document.body;
 // The projector view (/games/{id}/watch) is read-only: it never sends a token.
@@ -39,6 +41,9 @@ const PROJECTOR = body.dataset.view === "projector";
 const s = createState({ gameId: body.dataset.gameId || "", token: readToken(body.dataset.gameId) });
 s.review = createReviewState(); // what the engine thought at every ply (review.js)
 s.lastStats = null; // the last stats frame of a search whose position the game has left
+// Both static evaluations side by side (hand · learned), off unless asked for (evalpair.js).
+s.evalPairs = createEvalPairs({ onChange: () => scheduleRender() });
+s.view.bothEvals = localStorage.getItem(EVALS_KEY) === "1";
 let socket = null;
 let settingsDirty = false;
 let settingsFields = null;
@@ -159,6 +164,8 @@ function renderHeader() {
     document.title = `Canopy — ${game.title}${game.result ? ` (${game.result})` : ""}`;
   }
   body.classList.toggle("knight-chess", !!game && game.game === "knight");
+  // Offered only where a learned evaluation exists (knight chess, weights on the server).
+  $("opt-evals-wrap").hidden = !(game && s.evalPairs.offered(game.game));
   const legend = $("legend");
   legend.hidden = !(game && game.game === "knight");
   if (game && game.game === "knight") {
@@ -548,6 +555,12 @@ async function boot() {
   }
   s.view.arrows = localStorage.getItem(ARROWS_KEY) !== "0";
   $("opt-arrows").checked = s.view.arrows;
+  $("opt-evals").checked = s.view.bothEvals;
+  $("opt-evals").addEventListener("change", (e) => {
+    s.view.bothEvals = e.target.checked;
+    localStorage.setItem(EVALS_KEY, s.view.bothEvals ? "1" : "0");
+    scheduleRender();
+  });
   $("opt-arrows").addEventListener("change", (e) => {
     s.view.arrows = e.target.checked;
     localStorage.setItem(ARROWS_KEY, s.view.arrows ? "1" : "0");

@@ -7,6 +7,7 @@
 import { Chessground } from "/static/vendor/chessground.js";
 import { BRUSHES, pvShapes } from "./arrows.js";
 import { h, setText } from "./dom.js";
+import { pairText } from "./evalpair.js";
 import { count, fixed, formatLine, percent, signed } from "./notation.js";
 import { opposite, proofText, sideName, turnOf } from "./state.js";
 
@@ -53,7 +54,7 @@ export function createNodeCard(container, { onSelect, onClose }) {
   let lastBoard = "";
 
   /** `node`: the tree frame's entry; `info`: the server's node frame (may be stale or null). */
-  function render({ node, info, game, rootFen, parentVisits, orientation }) {
+  function render({ node, info, game, rootFen, parentVisits, orientation, evalsOf = null }) {
     container.hidden = !node && !info;
     if (!node && !info) return;
     const id = node ? node.id : info.id;
@@ -75,6 +76,14 @@ export function createNodeCard(container, { onSelect, onClose }) {
     if (id !== 0) {
       rows.push(["Q", qText(game, qWhite, q, moverColor)]);
       if (fresh) rows.push(["eval", `${signed(fresh.eval, 3)} for ${mover}`]);
+    }
+    if (fresh && evalsOf) {
+      // Both static evaluations (the "hand · learned" toggle): the server's numbers are for
+      // the side to move in the node's position; the card speaks for the mover (the root: the side to move).
+      const both = evalsOf(fresh.fen);
+      const sign = id === 0 ? 1 : -1;
+      const whom = id === 0 ? sideName(game, turnOf(fresh.fen)) : mover;
+      rows.push(["static eval", both && both.position ? `${pairText(both.position, sign)} for ${whom}` : both ? "–" : "…"]);
     }
     rows.push(["depth", String(depth)]);
     if (fresh) {

@@ -4,6 +4,7 @@
 // not flicker and keeps the row under the mouse.
 
 import { $, formatBytes, formatCount, formatMs, h, setText } from "./dom.js";
+import { pairShort, pairText, showPairs } from "./evalpair.js";
 import { fixed, signed } from "./notation.js";
 import { shownSearch } from "./review.js";
 import { engineLabel, isPlayer, proofText, samePosition, scoreLabel, searchPhrase, sortedRows } from "./state.js";
@@ -15,6 +16,8 @@ const COLUMNS = [
   { key: "q", label: "Q", title: "Expected score for the side to move, 0 (loss) to 1 (win)", numeric: true },
   { key: "uct", label: "UCT", title: "What the selection rule ranks by now", numeric: true },
   { key: "eval", label: "Eval", title: "Evaluation for the side to move, -1 to 1", numeric: true },
+  // Shown only with "hand · learned" on (knight chess with learned weights): not sortable.
+  { key: "static", label: "Hand · learned", title: "Both static evaluations of the position after the move, for the side to move: the hand-made one · the learned one", numeric: true, fixed: true },
   { key: "pv", label: "Principal variation", title: "The line the search expects", numeric: false },
 ];
 
@@ -39,6 +42,7 @@ export function createPanel({ getState, onSort, onHover }) {
   const stateEl = $("search-state");
   const label = $("search-label");
   const card = $("panel-moves");
+  const table = $("root-moves");
   const emptyText = empty.textContent;
   const rows = new Map(); // move → { tr, cells }
   const summaryCells = {};
@@ -52,7 +56,8 @@ export function createPanel({ getState, onSort, onHover }) {
   const headers = COLUMNS.map((col) => {
     const button = h("button", { type: "button", title: col.title }, col.label);
     const th = h("th", { scope: "col", class: col.numeric ? "num" : "", dataset: { key: col.key } }, button);
-    button.addEventListener("click", () => onSort(col.key));
+    if (col.fixed) button.disabled = true;
+    else button.addEventListener("click", () => onSort(col.key));
     head.append(th);
     return th;
   });
@@ -109,13 +114,17 @@ export function createPanel({ getState, onSort, onHover }) {
     stateEl.dataset.status = game ? game.search.status : "idle";
 
     const sorted = sortedRows(stats, s.view.sort);
+    // Both static evaluations, when asked for and offered (evalpair.js): fetched once per position.
+    const pairs = stats && stats.fen && showPairs(s) ? s.evalPairs.lookup(game.game, stats.fen, stats.moves.map((m) => m.move).sort()) : null;
+    table.classList.toggle("with-static", showPairs(s));
+    const pairOf = new Map(pairs ? pairs.moves.map((m) => [m.uci, m]) : []);
     empty.hidden = sorted.length > 0;
     const seen = new Set();
     let previous = null;
     for (const m of sorted) {
       seen.add(m.move);
       const row = rowFor(m.move);
-      fillRow(row, m);
+      fillRow(row, m, pairOf.get(m.move), pairs === null);
       row.tr.classList.toggle("best", m.move === stats.bestmove);
       row.tr.classList.toggle("played", kind !== "live" && m.move === stats.bestmove);
       row.tr.classList.toggle("hovered", m.move === s.view.hover);
@@ -135,7 +144,7 @@ export function createPanel({ getState, onSort, onHover }) {
     setText(pvLine, pv.length ? `PV ${pv.slice(0, 16).join(" ")}` : "");
   }
 
-  function fillRow(row, m) {
+  function fillRow(row, m, pair, loading) {
     const c = row.cells;
     setText(c[0], m.san);
     setText(c[1], formatCount(m.visits));
@@ -145,8 +154,10 @@ export function createPanel({ getState, onSort, onHover }) {
     const proof = proofText(m);
     setText(c[5], proof || signed(m.eval, 2));
     c[5].classList.toggle("proven", !!proof);
-    setText(c[6], m.pv_san.slice(0, 8).join(" "));
-    c[6].title = m.pv_san.join(" ");
+    setText(c[6], pair ? pairShort(pair) : loading ? "…" : "–");
+    c[6].title = pair ? pairText(pair) : "";
+    setText(c[7], m.pv_san.slice(0, 8).join(" "));
+    c[7].title = m.pv_san.join(" ");
     c[4].title = m.bound && m.bound !== "exact" ? `${m.bound} bound` : ""; // only a deepening search bounds
   }
 

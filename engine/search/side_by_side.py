@@ -1,0 +1,73 @@
+"""Both static evaluations of a position, side by side: the hand one and the learned one.
+
+The app's "hand +0.31 · learned +0.12" toggle shows these next to the search's own
+numbers, so a class can see where the learned evaluation disagrees with the hand-made
+one. Every number here is **for the side to move in the given position**, in [-1, 1]:
+the position's own evaluation, and for each move the evaluation of the position after
+it, negated (the same point of view as the Moves table's ``eval``: the side making the
+root move).
+
+The hand evaluation is :func:`engine.search.evaluation.evaluate` with the state's
+``EVAL`` slot at ``HAND_EVAL``, exactly what a search with ``eval=hand`` calls. The
+learned one is computed from the weights passed in — :func:`fast_logit` on
+:func:`derive`'s arrays, the arithmetic :func:`learned_knight` runs on the weights baked
+in at import — so any weights file can be shown (and tested) without a recompile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.core.convert import state_from_fen, uci_to_move
+from engine.core.games import make_move
+from engine.core.state import EVAL, HAND_EVAL
+from engine.rules.games import get_game
+from engine.search.evaluation import evaluate
+from engine.search.learned_eval import derive, fast_logit, logit_to_eval
+from engine.search.learned_weights import LearnedWeights
+
+MAX_MOVES = 256  # more than any position's legal moves in either game
+
+
+@dataclass(frozen=True)
+class EvalPair:
+    """A position's two static evaluations for one side, in [-1, 1]; ``learned`` is None
+    when there is no learned evaluation to ask."""
+
+    hand: float
+    learned: float | None
+
+
+@dataclass(frozen=True)
+class SideBySide:
+    position: EvalPair  # the position itself, for its side to move
+    moves: tuple[tuple[str, EvalPair], ...]  # (UCI, after the move, for the side making it)
+
+
+def _pair(s: np.ndarray, arrays: tuple[np.ndarray, ...] | None, sign: float) -> EvalPair:
+    s[EVAL] = HAND_EVAL
+    hand = sign * float(evaluate(s))
+    learned = None if arrays is None else sign * float(logit_to_eval(fast_logit(s, *arrays)))
+    return EvalPair(hand, learned)
+
+
+def static_evaluations(
+    game: str, fen: str, moves: Sequence[str], learned: LearnedWeights | None
+) -> SideBySide:
+    """The hand and (with ``learned``) the learned evaluation of ``fen`` and of each move's
+    result; :class:`~engine.errors.InvalidFenError` or
+    :class:`~engine.errors.IllegalMoveError` for a bad position or move."""
+    g = get_game(game)
+    root = state_from_fen(fen, g)
+    arrays = None
+    if learned is not None and g.name == learned.game:
+        arrays = derive(learned.linear, learned.tuples, learned.weights, learned.contact)
+    out = []
+    for uci in moves[:MAX_MOVES]:
+        child = root.copy()
+        make_move(child, uci_to_move(child, uci))
+        out.append((uci, _pair(child, arrays, -1.0)))
+    return SideBySide(_pair(root.copy(), arrays, 1.0), tuple(out))

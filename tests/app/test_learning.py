@@ -1,0 +1,154 @@
+"""The learned evaluation's routes: ``GET /api/learning``, ``POST /api/evaluations``, ``/learning``.
+
+The weights come through the :func:`app.routes.learning.learned_weights` dependency; the
+tests override it with weights made here, so they need no trained file (none ships) and
+no recompile of the baked-in kernels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+
+from app.main import create_app
+from app.routes.learning import learned_weights
+from app.settings import Settings
+from engine.learn.ntuple import Model, tuple_squares
+from engine.search.learned_weights import LearnedWeights
+from engine.search.side_by_side import static_evaluations
+
+KNIGHT_START = "nnnnnnnn/nnnnnnnn/8/8/8/8/NNNNNNNN/NNNNNNNN w - - 0 1"
+MISSING = "learned weights file /nowhere/knight.npz is missing; train them"
+
+
+def gate(number: int, opponent: str, w: int, d: int, lose: int, accepted: bool) -> dict:
+    return {"number": number, "games": 20, "positions": 900, "fit_loss": 0.5,
+            "holdout_loss": 0.5, "holdout_loss_best": 0.6, "gate_wins": w, "gate_draws": d,
+            "gate_losses": lose, "score": 0.5, "elo": 0.0, "accepted": accepted,
+            "opponent": opponent, "seconds": 60.0}  # fmt: skip
+
+
+def trained() -> LearnedWeights:
+    model = Model(tuple_squares("pst"))
+    theta = np.random.default_rng(7).normal(scale=0.2, size=model.size)
+    meta = {"generations": [gate(1, "hand", 6, 8, 2, True), gate(2, "gen-001", 3, 10, 3, False)],
+            "seconds": 120.0}  # fmt: skip
+    return model.unpack(theta, "canopy train --game knight --games 20 --out <b>x</b>", meta)
+
+
+@pytest.fixture
+def learned_client(settings: Settings) -> Iterator[TestClient]:
+    """An app whose knight-chess learned weights are :func:`trained`'s."""
+    app = create_app(settings)
+    weights = trained()
+
+    async def override() -> dict:
+        return {"chess": (None, "there is no learned evaluation for chess yet; use eval=hand"),
+                "knight": (weights, "")}  # fmt: skip
+
+    app.dependency_overrides[learned_weights] = override
+    with TestClient(app) as c:
+        yield c
+
+
+@pytest.fixture
+def bare_client(settings: Settings) -> Iterator[TestClient]:
+    """An app with no learned weights at all (the shipped state today)."""
+    app = create_app(settings)
+
+    async def override() -> dict:
+        return {"chess": (None, "there is no learned evaluation for chess yet; use eval=hand"),
+                "knight": (None, MISSING)}  # fmt: skip
+
+    app.dependency_overrides[learned_weights] = override
+    with TestClient(app) as c:
+        yield c
+
+
+def test_learning_reports_the_curve_the_command_and_the_square_values(
+    learned_client: TestClient,
+) -> None:
+    body = learned_client.get("/api/learning?game=knight").json()
+    assert body["available"] is True and body["message"] is None
+    assert body["command"].startswith("canopy train --game knight")
+    curve = body["curve"]
+    assert [p["generation"] for p in curve["points"]] == [1, 2]
+    assert curve["games"] == 40 and curve["gate_games"] == 32 and curve["seconds"] == 120.0
+    first = curve["points"][0]
+    assert first["low"] < first["elo"] < first["high"] and first["accepted"] is True
+    assert len(body["squares"]["middlegame"]["own"]) == 64
+    assert set(body["squares"]) == {"middlegame", "endgame"}
+
+
+def test_without_weights_learning_says_why_and_how_to_train(bare_client: TestClient) -> None:
+    body = bare_client.get("/api/learning").json()
+    assert body["available"] is False and body["curve"] is None and body["squares"] is None
+    assert body["message"] == MISSING
+    assert "No learned weights ship" in body["reason"] and "45 %" in body["reason"]
+    assert body["how_to"]["train"].startswith("canopy train --game knight")
+    assert body["how_to"]["serve"].startswith("CANOPY_LEARNED_WEIGHTS=")
+
+
+def test_chess_has_no_learned_evaluation(bare_client: TestClient) -> None:
+    body = bare_client.get("/api/learning?game=chess").json()
+    assert body["available"] is False and "no learned evaluation for chess" in body["message"]
+
+
+def test_an_unknown_game_is_refused(bare_client: TestClient) -> None:
+    assert bare_client.get("/api/learning?game=go").status_code == 422
+
+
+def test_evaluations_give_both_numbers_for_the_side_to_move(learned_client: TestClient) -> None:
+    request = {"game": "knight", "fen": KNIGHT_START, "moves": ["b1c3", "g1f3"]}
+    body = learned_client.post("/api/evaluations", json=request).json()
+    expected = static_evaluations("knight", KNIGHT_START, ["b1c3", "g1f3"], trained())
+    assert body["learned"] is True and body["message"] is None
+    assert body["position"]["hand"] == pytest.approx(expected.position.hand)
+    assert body["position"]["learned"] == pytest.approx(expected.position.learned)
+    assert [m["uci"] for m in body["moves"]] == ["b1c3", "g1f3"]
+    assert body["moves"][1]["learned"] == pytest.approx(expected.moves[1][1].learned)
+
+
+def test_evaluations_without_weights_give_the_hand_value_and_the_reason(
+    bare_client: TestClient,
+) -> None:
+    body = bare_client.post("/api/evaluations", json={"fen": KNIGHT_START}).json()
+    assert body["learned"] is False and body["message"] == MISSING
+    assert body["position"]["learned"] is None and isinstance(body["position"]["hand"], float)
+
+
+@pytest.mark.parametrize(
+    ("request_body", "status", "code"),
+    [
+        ({"game": "knight", "fen": KNIGHT_START, "moves": ["e2e4"]}, 400, "illegal_move"),
+        ({"game": "knight", "fen": "not a fen"}, 400, "invalid_fen"),
+        ({"game": "knight", "fen": KNIGHT_START, "moves": ["b1c3"] * 257}, 422, "bad_request"),
+        ({"game": "knight", "fen": KNIGHT_START, "extra": 1}, 422, "bad_request"),
+        ({"game": "knight", "fen": KNIGHT_START, "moves": "b1c3"}, 422, "bad_request"),
+        ({"game": "go", "fen": KNIGHT_START}, 422, "bad_request"),
+        ({"game": "knight", "fen": "x" * 121}, 422, "bad_request"),
+    ],
+)
+def test_bad_evaluation_requests_are_refused_by_name(
+    bare_client: TestClient, request_body: dict, status: int, code: str
+) -> None:
+    response = bare_client.post("/api/evaluations", json=request_body)
+    assert response.status_code == status, response.text
+    assert response.json()["code"] == code
+
+
+def test_the_learning_page_is_served_and_linked_from_the_main_page(
+    bare_client: TestClient,
+) -> None:
+    page = bare_client.get("/learning")
+    assert page.status_code == 200 and 'src="/static/js/learning.js"' in page.text
+    assert 'href="/learning"' in bare_client.get("/").text
+
+
+def test_the_default_dependency_reports_the_engines_own_weights(client: TestClient) -> None:
+    body = client.get("/api/learning").json()
+    assert body["available"] in (True, False)  # whatever this checkout ships
+    assert body["file"] == "knight.npz" or body["source"] == "CANOPY_LEARNED_WEIGHTS"

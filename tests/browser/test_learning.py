@@ -1,0 +1,225 @@
+"""The Learning page and the "hand · learned" toggle in headless Chromium.
+
+No learned weights ship, so the page must say so (the shared server of the other browser
+tests has none); a second server runs with ``CANOPY_LEARNED_WEIGHTS`` pointing at weights
+saved here from a :class:`LearnedWeights` object, with a training record in the format
+``canopy train`` writes (``engine.learn.train.Generation``), and the page must draw
+their learning curve and heat map — on a projector (large type) and on a 360 px phone.
+
+The weights file is written once to a fixed path in the numba cache's parent and reused:
+its bytes name the numba cache directory (engine/__init__.py), so a second run finds the
+kernels compiled by the first.
+
+The no-weights page's screenshot (``learning-none.png``) lands in docs/screenshots with
+``CANOPY_SCREENSHOTS=1``; the pictures of the test weights always go to a temporary
+directory: their curve and heat map are made up, and must never pass for a trained one.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from engine.learn.ntuple import Model, tuple_squares
+from engine.learn.train import Generation
+from engine.search.learned_weights import ENV_VAR, load_weights, save_weights
+from tests.browser.conftest import api_create, open_game, run_server, screenshot
+from tests.browser.test_inside import selected_info, tab, visible_node
+
+pytestmark = pytest.mark.browser
+
+KNIGHT_MIDDLE = "nn1nnn1n/1nn1nnnn/8/3n4/4N3/2N5/NNNN1NNN/N1NNNN1N b - - 3 6"
+#: Three generations as a real run records them: the first kept, the next two not.
+GATES = [(1, "hand", 25, 52, 23, True), (2, "gen-001", 16, 67, 17, False),
+         (3, "gen-001", 20, 59, 21, False)]  # fmt: skip
+COMMAND = "canopy train --game knight --games 800 --generations 3 --gate-games 100 --out k3"
+
+
+def weights_file() -> Path:
+    """Test weights with a training record, written once (see the module docstring)."""
+    base = Path(os.environ.get("CANOPY_NUMBA_CACHE") or Path.home() / ".cache/canopy/numba")
+    path = base.parent / "test-weights" / "learning-view-v2.npz"
+    try:
+        load_weights(path)
+        return path
+    except ValueError:
+        pass
+    model = Model(tuple_squares("pst"))
+    theta = model.start()
+    rng = np.random.default_rng(11)
+    theta[model.tied_at :] = rng.normal(scale=0.1, size=model.size - model.tied_at)
+    records = [
+        asdict(Generation(n, 800, 130_000 * n, 0.53, 0.54, 0.58, w, d, lose,
+                          (w + d / 2) / (w + d + lose), 0.0, kept, opponent, 300.0 + 100 * n))
+        for n, opponent, w, d, lose, kept in GATES
+    ]  # fmt: skip
+    meta = {"generation": 1, "positions": 130_000, "seed": 1, "generations": records,
+            "seconds": 1211.0}  # fmt: skip
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_weights(path, model.unpack(theta, COMMAND, meta))
+    return path
+
+
+@pytest.fixture(scope="module")
+def learned_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    data = tmp_path_factory.mktemp("learned-data")
+    log = tmp_path_factory.mktemp("learned-log") / "server.log"
+    env = {ENV_VAR: str(weights_file()), "CANOPY_WARMUP": "false"}
+    with run_server(data, log, env) as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the pictures of the made-up test weights go (never docs/screenshots)."""
+    return tmp_path_factory.mktemp("learning-shots")
+
+
+def new_page(browser: Any, width: int, height: int, *, mobile: bool = False) -> Any:
+    context = browser.new_context(
+        viewport={"width": width, "height": height},
+        device_scale_factor=2 if mobile else 1,
+        is_mobile=mobile,
+        has_touch=mobile,
+    )
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    page.on("console", lambda msg: page.errors.append(msg.text) if msg.type == "error" else None)
+    page.set_default_timeout(30_000)
+    return page
+
+
+def overflow(page: Any) -> int:
+    return int(
+        page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    )
+
+
+def plot_pixels(page: Any) -> int:
+    """Non-blank pixels of the curve's canvas (uPlot draws on one)."""
+    return int(
+        page.evaluate(
+            "(() => { const c = document.querySelector('#curve-plot canvas');"
+            " const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
+            " let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n += 1; return n; })()"
+        )
+    )
+
+
+def test_without_weights_the_page_says_why_and_how_to_train(server: str, page: Any) -> None:
+    open_game(page, server, api_create(server, game="knight", human="both"))
+    page.click("#link-learning")
+    page.wait_for_selector("body[data-state=missing]")
+    missing = page.locator("#learn-missing")
+    assert missing.is_visible() and not page.locator("#learn-curve").is_visible()
+    text = missing.inner_text()
+    assert "No learned weights ship with Canopy yet" in text and "45 %" in text
+    assert page.locator("#cmd-train").inner_text().startswith("canopy train --game knight")
+    assert page.locator("#cmd-serve").inner_text().startswith("CANOPY_LEARNED_WEIGHTS=")
+    screenshot(page, "learning-none.png", full_page=True)
+
+
+def test_the_hand_learned_toggle_is_not_offered_without_weights(server: str, page: Any) -> None:
+    game = api_create(server, game="knight", human="both")
+    open_game(page, server, game)
+    page.wait_for_timeout(500)  # the page has asked /api/learning by now
+    assert page.locator("#opt-evals-wrap").is_hidden()
+
+
+def test_the_learning_page_draws_the_curve_and_the_heat_map(
+    learned_server: str, browser: Any, shots: Path
+) -> None:
+    page = new_page(browser, 1600, 900)
+    open_game(page, learned_server, api_create(learned_server, game="knight", human="both"))
+    page.click("#link-learning")
+    page.wait_for_selector("body[data-state=ready]")
+    page.click("#btn-large")  # projector: large type
+    page.wait_for_function("() => document.querySelector('#curve-plot').dataset.points === '3'")
+    assert plot_pixels(page) > 2000
+    rows = page.locator("#generations-body tr")
+    assert rows.count() == 3
+    assert "+25 =52 −23" in rows.nth(0).inner_text() and "yes" in rows.nth(0).inner_text()
+    assert page.locator("#learn-facts").inner_text().count(COMMAND) == 1
+    assert "2,400" in page.locator("#learn-facts").inner_text()  # self-play games
+    cells = page.locator("#heatmap .cell")
+    assert cells.count() == 64
+    assert page.locator("#heatmap").get_attribute("data-map") == "middlegame-own"
+    own = cells.evaluate_all("(els) => els.map((e) => Number(e.dataset.cp))")
+    page.click("button[data-owner=enemy]")
+    assert page.locator("#heatmap").get_attribute("data-map") == "middlegame-enemy"
+    enemy = cells.evaluate_all("(els) => els.map((e) => Number(e.dataset.cp))")
+    assert own != enemy and any(v != 0 for v in own)
+    page.click("button[data-owner=own]")
+    page.screenshot(path=str(shots / "learning-projector.png"), full_page=True)
+    assert overflow(page) == 0
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_the_learning_page_fits_a_360_px_phone(
+    learned_server: str, browser: Any, shots: Path
+) -> None:
+    page = new_page(browser, 360, 740, mobile=True)
+    page.goto(learned_server + "/learning")
+    page.wait_for_selector("body[data-state=ready]")
+    page.wait_for_function("() => document.querySelector('#curve-plot').dataset.points === '3'")
+    assert plot_pixels(page) > 1000
+    assert overflow(page) == 0
+    box = page.locator("#heatmap").bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 360
+    page.screenshot(path=str(shots / "learning-phone.png"), full_page=True)
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_hand_and_learned_side_by_side_in_the_moves_table(
+    learned_server: str, browser: Any, shots: Path
+) -> None:
+    page = new_page(browser, 1400, 900)
+    game = api_create(learned_server, game="knight", human="both", fen=KNIGHT_MIDDLE)
+    open_game(page, learned_server, game)
+    toggle = page.locator("#opt-evals-wrap")
+    toggle.wait_for(state="visible")
+    assert page.locator("td.c-static").count() == 0 or page.locator("td.c-static").first.is_hidden()
+    page.keyboard.press("Space")  # analyse (a fresh server compiles its kernels first)
+    page.wait_for_function("() => Number(document.body.dataset.iterations) >= 50", timeout=240_000)
+    page.keyboard.press("Space")
+    page.check("#opt-evals")
+    move = page.locator("#root-body tr").first.get_attribute("data-move")
+    cell = page.locator(f"tr[data-move={move}] td.c-static")
+    filled = f"document.querySelector('tr[data-move={move}] td.c-static').textContent"
+    page.wait_for_function(f"() => {filled}.includes('·')", timeout=60_000)
+    shown = [float(x.replace("−", "-")) for x in cell.inner_text().split(" · ")]
+    answer = page.evaluate(
+        "(body) => fetch('/api/evaluations', {method: 'POST', headers: {'Content-Type':"
+        " 'application/json'}, body: JSON.stringify(body)}).then((r) => r.json())",
+        {"game": "knight", "fen": KNIGHT_MIDDLE, "moves": [move]},
+    )["moves"][0]
+    assert shown == [round(answer["hand"], 2), round(answer["learned"], 2)]
+    assert "learned" in cell.get_attribute("title")
+    page.screenshot(path=str(shots / "learning-side-by-side.png"))
+    # The tree's node card: both numbers, for the side that moved into the node.
+    tab(page, "tree")
+    node = visible_node(page)
+    node_id = int(node.get_attribute("data-id"))
+    node.click()
+    page.wait_for_function(selected_info(node_id))
+    facts = page.locator("#node-card .node-facts")
+    page.wait_for_function(
+        "() => /static eval\\s*hand [+−]\\d\\.\\d\\d · learned [+−]\\d\\.\\d\\d for /"
+        ".test(document.querySelector('#node-card .node-facts').innerText)"
+    )
+    assert "static eval" in facts.inner_text()
+    tab(page, "moves")
+    page.uncheck("#opt-evals")
+    page.wait_for_function("() => !document.querySelector('#root-moves.with-static')")
+    assert page.locator("td.c-static").first.is_hidden()
+    assert not page.errors, page.errors
+    page.context.close()
