@@ -443,6 +443,8 @@ class Worker:
             done, code = self.algorithm.run_kernel(self, max_iters - total, stop, False)
             total += done
             if code == FULL:
+                if self.full:  # no room even to play on (a root not yet expanded)
+                    return total, FULL
                 continue  # the next _room() doubles the tree, or finds it at its budget
             if code != DONE:
                 return total, code

@@ -153,6 +153,12 @@ def test_a_full_tree_searches_on_by_scoring_its_leaves_deeper(params: dict) -> N
     assert 1 <= sim["depth"] <= FULL_TREE_PLIES and tree.used <= budget
 
 
+def test_a_budget_too_small_to_expand_the_root_still_ends_the_search() -> None:
+    controller = SearchController("chess", ITALIAN, algorithm="mcts", node_budget=100)
+    info = controller.search(iterations=50)
+    assert info.stop_reason == "node budget"
+
+
 def test_a_stalemate_scored_at_expansion_is_a_draw_once_the_search_reaches_it() -> None:
     """``expand=evaluate`` scores children without generating their moves, so a child
     that stalemates without check is first scored like any position a queen up; the
