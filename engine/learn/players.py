@@ -19,6 +19,7 @@ import hashlib
 import multiprocessing
 import os
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -72,6 +73,27 @@ def _serve(conn: Connection, nodes: int) -> None:
             conn.send(("error", f"unknown message {kind!r}"))
 
 
+def _set_environ(values: dict[str, str | None]) -> None:
+    for key, value in values.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
+@contextlib.contextmanager
+def environment(changes: dict[str, str | None]) -> Iterator[None]:
+    """``os.environ`` with ``changes`` (None: unset) for the block, for the processes it
+    starts; one block at a time, since the environment is the whole process's."""
+    with _ENV_LOCK:
+        saved = {key: os.environ.get(key) for key in changes}
+        try:
+            _set_environ(changes)
+            yield
+        finally:
+            _set_environ(saved)
+
+
 class Player:
     """One child process playing with one weights file (or the shipped one)."""
 
@@ -89,21 +111,8 @@ class Player:
         if USER_NUMBA_CACHE_DIR:
             digest = hashlib.sha1(Path(weights).read_bytes() if weights else b"").hexdigest()
             changes["NUMBA_CACHE_DIR"] = str(Path(USER_NUMBA_CACHE_DIR) / f"learned-{digest[:16]}")
-        with _ENV_LOCK:  # the child inherits the environment at start
-            saved = {key: os.environ.get(key) for key in changes}
-            try:
-                for key, value in changes.items():
-                    if value is None:
-                        os.environ.pop(key, None)
-                    else:
-                        os.environ[key] = value
-                self.process.start()
-            finally:
-                for key, value in saved.items():
-                    if value is None:
-                        os.environ.pop(key, None)
-                    else:
-                        os.environ[key] = value
+        with environment(changes):  # the child inherits the environment at start
+            self.process.start()
         child.close()
 
     def _recv(self) -> Any:
