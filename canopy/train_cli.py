@@ -72,6 +72,9 @@ def cmd_train(args: argparse.Namespace) -> int:
             f"+{g['gate_wins']} ={g['gate_draws']} -{g['gate_losses']} "
             f"({100 * g['score']:.1f} %) {verdict}, {g['seconds']:.0f} s"
         )
+    if summary["scheduler"]:
+        print(f"games played on the Dask cluster {summary['scheduler']} "
+              f"({summary['workers']} worker threads)")  # fmt: skip
     print(f"best: {summary['best']} ({summary['weights'] or 'the hand evaluation'}); "
           f"{summary['seconds']:.0f} s in all")  # fmt: skip
     if args.json:

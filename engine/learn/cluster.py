@@ -36,9 +36,9 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from engine import USER_NUMBA_CACHE_DIR
+from engine.errors import CanopyError
 from engine.files import write_atomic
-from engine.learn.players import GameRecord, Player, environment
-from engine.learn.train import GameTask, TrainError, play_task
+from engine.learn.players import GameRecord, GameTask, Player, environment, play_task
 
 EXTRA = "pip install 'canopy[cluster]'"
 LOCAL = "local"  # --scheduler local: a LocalCluster on this machine
@@ -46,7 +46,7 @@ KEEP_WEIGHTS = 3  # weights digests a worker process keeps players for (best, ca
 _ENGINE_ROOT = Path(__file__).resolve().parent.parent
 
 
-class ClusterError(TrainError):
+class ClusterError(CanopyError):
     """The cluster cannot be used: not installed, unreachable, or another Canopy on it."""
 
     code = "cluster_failed"

@@ -179,6 +179,34 @@ class GameRecord:
     plies: int = 0  # plies the game lasted
 
 
+@dataclass(frozen=True)
+class GameTask:
+    """One game, fully determined by its fields (so any process, here or on another
+    machine, plays it the same way). The same weights file on both sides means one
+    engine plays both colours, sharing its hash table, as self-play always has."""
+
+    start: np.ndarray  # (STATE_SIZE,) uint64: the opening after its random plies
+    white: Path | None  # weights file of White's engine (None: the shipped build)
+    black: Path | None
+    white_learned: bool  # White searches with the learned evaluation (else the hand one)
+    black_learned: bool
+    max_plies: int
+
+    @property
+    def one_engine(self) -> bool:
+        return self.white == self.black
+
+
+def play_task(task: GameTask, white: Player, black: Player) -> GameRecord:
+    """Play ``task`` with these engines (``black`` is ``white`` when ``task.one_engine``)."""
+    return play_game(
+        task.start,
+        Side(white, task.white_learned),
+        Side(black, task.black_learned),
+        task.max_plies,
+    )
+
+
 def opening_state(fen: str, game: str, seed: int, index: int, random_plies: int) -> np.ndarray:
     """The opening ``fen`` followed by ``random_plies`` uniformly random plies (seeded)."""
     from engine.core.convert import state_from_fen

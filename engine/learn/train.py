@@ -62,7 +62,7 @@ from engine.learn.ntuple import (
     rows_of,
     tuple_squares,
 )
-from engine.learn.players import GameRecord, Player, Side, opening_state, play_game
+from engine.learn.players import GameRecord, GameTask, Player, opening_state, play_task
 from engine.search.learned_weights import (
     LearnedWeights,
     LearnedWeightsError,
@@ -195,34 +195,6 @@ def _digest(path: Path) -> str:
 
 
 # ---------------------------------------------------------------- players
-
-
-@dataclass(frozen=True)
-class GameTask:
-    """One game, fully determined by its fields (so any process, here or on another
-    machine, plays it the same way). The same weights file on both sides means one
-    engine plays both colours, sharing its hash table, as self-play always has."""
-
-    start: np.ndarray  # (STATE_SIZE,) uint64: the opening after its random plies
-    white: Path | None  # weights file of White's engine (None: the shipped build)
-    black: Path | None
-    white_learned: bool  # White searches with the learned evaluation (else the hand one)
-    black_learned: bool
-    max_plies: int
-
-    @property
-    def one_engine(self) -> bool:
-        return self.white == self.black
-
-
-def play_task(task: GameTask, white: Player, black: Player) -> GameRecord:
-    """Play ``task`` with these engines (``black`` is ``white`` when ``task.one_engine``)."""
-    return play_game(
-        task.start,
-        Side(white, task.white_learned),
-        Side(black, task.black_learned),
-        task.max_plies,
-    )
 
 
 class Pool:
