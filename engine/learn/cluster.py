@@ -183,7 +183,7 @@ def play_remote(
     expected: dict[str, Any],
 ) -> GameRecord:
     """Run on a worker: one game, with engines for these weights (digest, bytes)."""
-    refusal = mismatch(expected, identity(), "here")
+    refusal = mismatch(expected, identity(), _distributed().get_worker().address)
     if refusal:
         raise ClusterError(refusal)
     _allow_children()
