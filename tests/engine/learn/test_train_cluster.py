@@ -22,6 +22,7 @@ if not os.environ.get("CI"):
 
 from canopy.cli import main
 from engine.learn import cluster
+from engine.learn.players import GameTask
 from engine.learn.train import TrainConfig, Trainer
 from engine.search.learned_weights import load_weights
 
@@ -141,3 +142,18 @@ def test_a_bad_scheduler_timeout_is_refused(
 ) -> None:
     err = refused(tmp_path / "run", ["--scheduler", "local", "--scheduler-timeout", "0"], capsys)
     assert "argument --scheduler-timeout: must be more than 0 seconds" in err
+
+
+def test_a_game_on_a_worker_with_another_canopy_fails_with_the_refusal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A worker that joined after the check on connect: each game checks again there.
+    pool = cluster.ClusterPool.connect("local", 1, 60, 10.0)
+    try:
+        fake = {**cluster.identity(), "engine": "000000000000"}
+        monkeypatch.setattr(cluster, "identity", lambda: fake)
+        task = GameTask(np.zeros(16, dtype=np.uint64), None, None, False, False, 10)
+        with pytest.raises(cluster.ClusterError, match=r"^worker tcp://\S+ runs Canopy .*"):
+            pool.play([task], lambda done: None)
+    finally:
+        pool.close()
