@@ -93,7 +93,9 @@ def _commit() -> str | None:
         )  # fmt: skip
     except (OSError, subprocess.SubprocessError):
         return None
-    return done.stdout.strip() or None if done.returncode == 0 else None
+    if done.returncode != 0:  # not a checkout (a wheel install), or no git
+        return None
+    return done.stdout.strip() or None
 
 
 def _describe(ident: dict[str, Any]) -> str:
