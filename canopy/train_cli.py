@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from collections.abc import Callable
@@ -10,6 +11,16 @@ from pathlib import Path
 from typing import Any
 
 from canopy.cli import _nonnegative_int, _positive_int
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text}")
+    return value
 
 
 class Bar:
@@ -48,8 +59,11 @@ def cmd_train(args: argparse.Namespace) -> int:
     )  # fmt: skip
     out = Path(args.out)
     init = Path(args.init) if args.init else None
-    command = command_line(config, out, args.threads, init)
-    trainer = Trainer(config, out, args.threads, init, command, Bar(sys.stderr))
+    command = command_line(config, out, args.threads, init, args.scheduler)
+    trainer = Trainer(
+        config, out, args.threads, init, command, Bar(sys.stderr),
+        scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout,
+    )  # fmt: skip
     summary = trainer.run()
     for g in summary["history"]:
         verdict = "accepted" if g["accepted"] else "rejected"
@@ -58,6 +72,9 @@ def cmd_train(args: argparse.Namespace) -> int:
             f"+{g['gate_wins']} ={g['gate_draws']} -{g['gate_losses']} "
             f"({100 * g['score']:.1f} %) {verdict}, {g['seconds']:.0f} s"
         )
+    if summary["scheduler"]:
+        print(f"games played on the Dask cluster {summary['scheduler']} "
+              f"({summary['workers']} worker threads)")  # fmt: skip
     print(f"best: {summary['best']} ({summary['weights'] or 'the hand evaluation'}); "
           f"{summary['seconds']:.0f} s in all")  # fmt: skip
     if args.json:
@@ -78,7 +95,17 @@ def add_train_command(command: Callable[[str, Any, str], argparse.ArgumentParser
     p.add_argument("--seed", type=_nonnegative_int, default=1)
     p.add_argument("--out", default="train-knight", metavar="DIR",
                    help="output directory; a run resumes from it")  # fmt: skip
-    p.add_argument("--threads", type=_positive_int, default=1, help="processes playing games")
+    p.add_argument(
+        "--threads", type=_positive_int, default=1,
+        help="processes playing games (with --scheduler local: its Dask workers)",
+    )  # fmt: skip
+    p.add_argument(
+        "--scheduler", default=None, metavar="ADDRESS",
+        help="play the games on a Dask cluster (tcp://HOST:8786), or 'local' for a "
+        "LocalCluster of --threads workers; needs pip install 'canopy[cluster]'",
+    )  # fmt: skip
+    p.add_argument("--scheduler-timeout", type=_positive_seconds, default=10.0, metavar="S",
+                   help="seconds to reach the scheduler and find a worker")  # fmt: skip
     p.add_argument("--nodes", type=_positive_int, default=1500, help="alphabeta nodes a move")
     p.add_argument("--gate-games", type=_positive_int, default=40,
                    help="gating games a generation (even)")  # fmt: skip

@@ -19,6 +19,7 @@ import hashlib
 import multiprocessing
 import os
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -72,6 +73,27 @@ def _serve(conn: Connection, nodes: int) -> None:
             conn.send(("error", f"unknown message {kind!r}"))
 
 
+def _set_environ(values: dict[str, str | None]) -> None:
+    for key, value in values.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
+@contextlib.contextmanager
+def environment(changes: dict[str, str | None]) -> Iterator[None]:
+    """``os.environ`` with ``changes`` (None: unset) for the block, for the processes it
+    starts; one block at a time, since the environment is the whole process's."""
+    with _ENV_LOCK:
+        saved = {key: os.environ.get(key) for key in changes}
+        try:
+            _set_environ(changes)
+            yield
+        finally:
+            _set_environ(saved)
+
+
 class Player:
     """One child process playing with one weights file (or the shipped one)."""
 
@@ -89,21 +111,8 @@ class Player:
         if USER_NUMBA_CACHE_DIR:
             digest = hashlib.sha1(Path(weights).read_bytes() if weights else b"").hexdigest()
             changes["NUMBA_CACHE_DIR"] = str(Path(USER_NUMBA_CACHE_DIR) / f"learned-{digest[:16]}")
-        with _ENV_LOCK:  # the child inherits the environment at start
-            saved = {key: os.environ.get(key) for key in changes}
-            try:
-                for key, value in changes.items():
-                    if value is None:
-                        os.environ.pop(key, None)
-                    else:
-                        os.environ[key] = value
-                self.process.start()
-            finally:
-                for key, value in saved.items():
-                    if value is None:
-                        os.environ.pop(key, None)
-                    else:
-                        os.environ[key] = value
+        with environment(changes):  # the child inherits the environment at start
+            self.process.start()
         child.close()
 
     def _recv(self) -> Any:
@@ -168,6 +177,34 @@ class GameRecord:
     scores: np.ndarray  # (n,) the search's score for the leaf's side to move, in [-1, 1]
     white: float  # White's score: 1, 0.5, 0
     plies: int = 0  # plies the game lasted
+
+
+@dataclass(frozen=True)
+class GameTask:
+    """One game, fully determined by its fields (so any process, here or on another
+    machine, plays it the same way). The same weights file on both sides means one
+    engine plays both colours, sharing its hash table, as self-play always has."""
+
+    start: np.ndarray  # (STATE_SIZE,) uint64: the opening after its random plies
+    white: Path | None  # weights file of White's engine (None: the shipped build)
+    black: Path | None
+    white_learned: bool  # White searches with the learned evaluation (else the hand one)
+    black_learned: bool
+    max_plies: int
+
+    @property
+    def one_engine(self) -> bool:
+        return self.white == self.black
+
+
+def play_task(task: GameTask, white: Player, black: Player) -> GameRecord:
+    """Play ``task`` with these engines (``black`` is ``white`` when ``task.one_engine``)."""
+    return play_game(
+        task.start,
+        Side(white, task.white_learned),
+        Side(black, task.black_learned),
+        task.max_plies,
+    )
 
 
 def opening_state(fen: str, game: str, seed: int, index: int, random_plies: int) -> np.ndarray:

@@ -26,6 +26,11 @@ directory: finished generations are kept, a generation's self-play games are not
 replayed. Node budgets make every game a pure function of the seed and the weights,
 the fit is deterministic, so the same seed gives the same weights whatever
 ``threads`` is and however often the run was interrupted.
+
+The games of a phase are independent :class:`GameTask` s, played by a :class:`GamePool`:
+the local :class:`Pool` of player processes by default, or a Dask cluster
+(:mod:`engine.learn.cluster`, ``scheduler``); either returns the records in the tasks'
+order, so the backend never changes a result.
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -57,7 +62,7 @@ from engine.learn.ntuple import (
     rows_of,
     tuple_squares,
 )
-from engine.learn.players import GameRecord, Player, Side, opening_state, play_game
+from engine.learn.players import GameRecord, GameTask, Player, opening_state, play_task
 from engine.search.learned_weights import (
     LearnedWeights,
     LearnedWeightsError,
@@ -193,7 +198,9 @@ def _digest(path: Path) -> str:
 
 
 class Pool:
-    """Player processes by weights file, ``threads`` of each, started on first use."""
+    """Player processes by weights file, ``threads`` of each, started on first use: the
+    default way to play a batch of games (:class:`engine.learn.cluster.ClusterPool`
+    sends them to a Dask cluster instead)."""
 
     def __init__(self, threads: int, nodes: int) -> None:
         self.threads = threads
@@ -206,6 +213,19 @@ class Pool:
             self.players[key] = [Player(weights, self.nodes) for _ in range(self.threads)]
         return self.players[key]
 
+    def play(self, tasks: list[GameTask], progress: Callable[[int], None]) -> list[GameRecord]:
+        """Every task, ``threads`` at once; the records in the tasks' order."""
+        for weights in dict.fromkeys(w for t in tasks for w in (t.white, t.black)):
+            self.get(weights)  # started here, not by the game threads at once
+
+        def one(index: int, slot: int) -> GameRecord:
+            task = tasks[index]
+            white = self.get(task.white)[slot]
+            black = white if task.one_engine else self.get(task.black)[slot]
+            return play_task(task, white, black)
+
+        return _run_games(len(tasks), self.threads, one, progress)
+
     def drop(self, weights: Path | None) -> None:
         for p in self.players.pop(str(weights) if weights else "hand", []):
             p.close()
@@ -215,6 +235,16 @@ class Pool:
             for p in players:
                 p.close()
         self.players.clear()
+
+
+class GamePool(Protocol):
+    """Where a batch of independent games is played: :class:`Pool` or a cluster."""
+
+    def play(self, tasks: list[GameTask], progress: Callable[[int], None]) -> list[GameRecord]: ...
+
+    def drop(self, weights: Path | None) -> None: ...
+
+    def close(self) -> None: ...
 
 
 def _run_games(
@@ -257,12 +287,19 @@ class Trainer:
         init: Path | None = None,
         command: str = "",
         progress: Progress | None = None,
+        scheduler: str | None = None,
+        scheduler_timeout: float = 10.0,
     ) -> None:
         if threads < 1:
             raise TrainError(f"threads must be at least 1; got {threads}")
+        if scheduler_timeout <= 0:
+            raise TrainError(f"scheduler_timeout must be more than 0; got {scheduler_timeout}")
         self.config = config
         self.out = Path(out)
         self.threads = threads
+        self.scheduler = scheduler
+        self.scheduler_timeout = scheduler_timeout
+        self.workers = threads  # processes playing games (a cluster's: its worker threads)
         self.command = command
         self.progress = progress or (lambda phase, done, total: None)
         self.squares = tuple_squares(config.tuples)
@@ -351,7 +388,7 @@ class Trainer:
 
         return [o.fen for o in load_openings(None, self.config.game)]
 
-    def self_play(self, number: int, pool: Pool) -> list[GameRecord]:
+    def self_play(self, number: int, pool: GamePool) -> list[GameRecord]:
         gen_dir = self.out / f"gen-{number:03d}"
         path = gen_dir / "games.npz"
         if path.exists():
@@ -369,24 +406,17 @@ class Trainer:
                 )
             return records
         best = self.best_path()
-        players = pool.get(best)
         openings = self._openings()
         c = self.config
-
-        def play(index: int, slot: int) -> GameRecord:
+        learned = best is not None
+        tasks = []
+        for index in range(c.games):
             start = opening_state(
                 openings[(number * 7919 + index) % len(openings)], c.game,
                 c.seed * 1_000_003 + number, index, c.random_plies,
             )  # fmt: skip
-            side = Side(players[slot], best is not None)
-            return play_game(start, side, side, c.max_plies)
-
-        records = _run_games(
-            c.games,
-            self.threads,
-            play,
-            lambda d: self.progress(f"gen {number}: self-play", d, c.games),
-        )
+            tasks.append(GameTask(start, best, best, learned, learned, c.max_plies))
+        records = pool.play(tasks, lambda d: self.progress(f"gen {number}: self-play", d, c.games))
         gen_dir.mkdir(parents=True, exist_ok=True)
         _save_games(path, records)
         return records
@@ -431,28 +461,23 @@ class Trainer:
         self.progress(f"gen {number}: fit", 1, 1)
         return w, loss, cand_loss, best_loss
 
-    def gate(self, number: int, candidate: Path, pool: Pool) -> tuple[int, int, int]:
+    def gate(self, number: int, candidate: Path, pool: GamePool) -> tuple[int, int, int]:
         best = self.best_path()
-        mine = pool.get(candidate)
-        theirs = pool.get(best)
         openings = self._openings()
         c = self.config
-
-        def play(index: int, slot: int) -> GameRecord:
+        tasks = []
+        for index in range(c.gate_games):
             pair = index // 2
             start = opening_state(
                 openings[(number * 104729 + pair) % len(openings)], c.game,
                 c.seed * 1_000_003 + 500_000 + number, pair, c.random_plies,
             )  # fmt: skip
-            cand = Side(mine[slot], True)
-            other = Side(theirs[slot], best is not None)
-            white, black = (cand, other) if index % 2 == 0 else (other, cand)
-            return play_game(start, white, black, c.max_plies)
-
-        records = _run_games(
-            c.gate_games, self.threads, play,
-            lambda d: self.progress(f"gen {number}: gating", d, c.gate_games),
-        )  # fmt: skip
+            cand, other = (candidate, True), (best, best is not None)
+            (white, wl), (black, bl) = (cand, other) if index % 2 == 0 else (other, cand)
+            tasks.append(GameTask(start, white, black, wl, bl, c.max_plies))
+        records = pool.play(
+            tasks, lambda d: self.progress(f"gen {number}: gating", d, c.gate_games)
+        )
         wins = draws = losses = 0
         for i, r in enumerate(records):
             score = r.white if i % 2 == 0 else 1.0 - r.white
@@ -462,11 +487,24 @@ class Trainer:
         return wins, draws, losses
 
     # -------------------------------------------------------- loop
+    def open_pool(self) -> GamePool:
+        """The local :class:`Pool`, or the Dask cluster ``scheduler`` names — connected and
+        checked (same Canopy on every worker) before anything is written."""
+        if self.scheduler is None:
+            return Pool(self.threads, self.config.nodes)
+        from engine.learn.cluster import ClusterPool
+
+        cluster = ClusterPool.connect(
+            self.scheduler, self.threads, self.config.nodes, self.scheduler_timeout
+        )
+        self.workers = cluster.worker_threads
+        return cluster
+
     def run(self) -> dict[str, Any]:
-        check_writable(self.out)
-        self.load_state()
-        pool = Pool(self.threads, self.config.nodes)
+        pool = self.open_pool()
         try:
+            check_writable(self.out)
+            self.load_state()
             for number in range(len(self.generations) + 1, self.config.generations + 1):
                 started = time.monotonic()
                 opponent = self.best_name()
@@ -532,6 +570,8 @@ class Trainer:
             "weights": str(self.out / BEST_FILE) if self.best_path() is not None else None,
             "seconds": round(self.seconds, 1),
             "seed": self.config.seed,
+            "scheduler": self.scheduler,
+            "workers": self.workers,
             "history": [asdict(g) for g in self.generations],
         }
 
@@ -541,7 +581,9 @@ def _elo(score: float) -> float:
     return -400.0 * math.log10(1.0 / score - 1.0)
 
 
-def command_line(config: TrainConfig, out: Path, threads: int, init: Path | None) -> str:
+def command_line(
+    config: TrainConfig, out: Path, threads: int, init: Path | None, scheduler: str | None = None
+) -> str:
     parts = ["canopy", "train", "--game", config.game, "--games", str(config.games),
              "--generations", str(config.generations), "--seed", str(config.seed),
              "--nodes", str(config.nodes), "--gate-games", str(config.gate_games),
@@ -552,4 +594,6 @@ def command_line(config: TrainConfig, out: Path, threads: int, init: Path | None
         parts.append("--fit-contact")
     if init is not None:
         parts += ["--init", str(init)]
+    if scheduler is not None:
+        parts += ["--scheduler", scheduler]
     return shlex.join(parts)
