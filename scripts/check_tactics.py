@@ -17,6 +17,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -57,35 +58,36 @@ def main() -> int:
     tactics = [t for t in load_tactics(args.suite) if not args.kind or t.kind in args.kind]
     if tactics:  # compile (or load) the kernels first, so the first position gets its time
         solve(tactics[0], args.algo, params, movetime_ms=50, seed=args.seed)
-    results: dict[str, dict[str, list[str]]] = {}
-    iterations: list[int] = []
+    results: dict[str, dict[str, list[Any]]] = {}
     for tactic in tactics:
         info = solve(
             tactic, args.algo, params, iterations=args.iterations, movetime_ms=movetime,
             seed=args.seed,
         )  # fmt: skip
-        iterations.append(info.iterations)
-        row = results.setdefault(tactic.kind, {"found": [], "missed": []})
-        if found(tactic, info):
-            row["found"].append(tactic.id)
-        else:
-            row["missed"].append(tactic.id)
+        row = results.setdefault(
+            tactic.kind, {"found": [], "missed": [], "iterations": [], "ms": []}
+        )
+        row["found" if found(tactic, info) else "missed"].append(tactic.id)
+        row["iterations"].append(info.iterations)
+        row["ms"].append(round(info.elapsed_ms))
+        if not found(tactic, info):
             print(describe_miss(tactic, info), flush=True)
     budget = f"{movetime:g} ms" if movetime else f"{args.iterations} iterations"
-    print(f"{args.algo} {params or ''} at {budget} a position:")
+    settings = ",".join(f"{key}={value}" for key, value in params.items())
+    print(f"{args.algo}{':' + settings if settings else ''} at {budget} a position")
+    print("  (a search ends early once the root is proven; alphabeta counts nodes)")
     for kind in KINDS:
         if kind in results:
             row = results[kind]
             total = len(row["found"]) + len(row["missed"])
-            missed = f"  missed: {' '.join(row['missed'])}" if row["missed"] else ""
-            print(f"  {kind:<8} {len(row['found'])}/{total}{missed}")
-    if iterations:
-        ordered = sorted(iterations)
-        print(f"  iterations (alphabeta: nodes) a search: min {ordered[0]}, "
-              f"median {ordered[len(ordered) // 2]}, max {ordered[-1]}")  # fmt: skip
+            spread = sorted(row["iterations"])
+            print(
+                f"  {kind:<8} {len(row['found'])}/{total}   longest search {max(row['ms'])} ms, "
+                f"iterations min {spread[0]} median {spread[len(spread) // 2]} max {spread[-1]}"
+                + (f"\n    missed: {' '.join(row['missed'])}" if row["missed"] else "")
+            )
     if args.json:
-        print(json.dumps({"algorithm": args.algo, "params": params, "results": results,
-                          "iterations": iterations}))  # fmt: skip
+        print(json.dumps({"algorithm": args.algo, "params": params, "results": results}))
     return 0 if all(not row["missed"] for row in results.values()) else 1
 
 
