@@ -8,7 +8,8 @@ before every position, so the same command writes the same file):
 
 1. **Scan** — every position of every chess game in ``docs/results/pgn/chess-*.pgn.gz``
    (knight chess is not in Stockfish), a seeded sample of ``--sample`` of them, each
-   searched by Stockfish to ``--scan-depth`` plies. A position is a candidate for
+   searched by Stockfish to ``--scan-depth`` plies (skipping a halfmove clock above 80:
+   the fifty-move rule could end the game first). A position is a candidate for
    ``mate1`` / ``mate2`` when Stockfish scores ``mate 1`` / ``mate 2``, and for
    ``capture`` when its best move is a capture that wins material outright by a rough
    static count (the victim, less the capturing piece if the square is defended).
@@ -32,7 +33,8 @@ before every position, so the same command writes the same file):
 Each EPD line holds ``bm`` (every accepted move, SAN), ``hmvc`` and ``fmvn`` (the move
 counters), ``id`` (kind-number), ``c0`` naming the game (file, game number, ply) and the
 phase, and ``c1`` Stockfish's verdict (score for the side to move: centipawns, or
-``mate n`` = mate in n moves; the depth). Run (about 6 minutes on one core)::
+``mate n`` = mate in n moves; the depth). Run (about 20 minutes on one core, most of it
+confirming captures)::
 
     nice -n 19 .venv/bin/python scripts/make_tactics.py --out tests/data/tactics.epd
 """
