@@ -143,6 +143,13 @@ export function createBoard(el, promoEl, { getState, onMove }) {
     else if (overlay && overlay.shapes) shapes = overlay.shapes;
     else if (s.view.arrows) shapes = searchShapes(s);
     const shapesKey = JSON.stringify(shapes);
+    // Chessground places arrows by the board size it remembers: one measured before the
+    // board was laid out (0 × 0) gives every arrow NaN coordinates. Wait for a size, and
+    // measure again if the remembered one is stale.
+    const box = el.getBoundingClientRect();
+    if (!box.width || !box.height) return;
+    const known = cg.state.dom.bounds();
+    if (!known.width || !known.height) cg.redrawAll();
     if (shapesKey !== lastShapes) {
       lastShapes = shapesKey;
       cg.setAutoShapes(shapes);
@@ -166,7 +173,10 @@ export function createBoard(el, promoEl, { getState, onMove }) {
   return {
     render,
     resync,
-    redrawAll: () => cg.redrawAll(),
+    redrawAll: () => {
+      cg.redrawAll();
+      lastShapes = ""; // re-place the arrows at the board's new size
+    },
     cancelPromotion,
     get promoting() {
       return pendingPromotion !== null;
