@@ -144,12 +144,14 @@ export function createBoard(el, promoEl, { getState, onMove }) {
     else if (s.view.arrows) shapes = searchShapes(s);
     const shapesKey = JSON.stringify(shapes);
     // Chessground places arrows by the board size it remembers: one measured before the
-    // board was laid out (0 × 0) gives every arrow NaN coordinates. Wait for a size, and
-    // measure again if the remembered one is stale.
-    const box = el.getBoundingClientRect();
-    if (!box.width || !box.height) return;
+    // board was laid out (0 × 0) gives every arrow NaN coordinates. Only then is the board
+    // measured again (no layout forced on every frame): wait for a size, then redraw.
     const known = cg.state.dom.bounds();
-    if (!known.width || !known.height) cg.redrawAll();
+    if (!known.width || !known.height) {
+      const box = el.getBoundingClientRect();
+      if (!box.width || !box.height) return;
+      cg.redrawAll();
+    }
     if (shapesKey !== lastShapes) {
       lastShapes = shapesKey;
       cg.setAutoShapes(shapes);
