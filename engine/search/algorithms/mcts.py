@@ -276,6 +276,11 @@ def mcts_iteration(
     deepen = np.int64(kparams[K_DEEPEN])
     expanded = False
     rescore = False
+    # Scorings a node has had before its first visit: an evaluating expansion scores
+    # every child when their parent is expanded, a lazy one scores a leaf at its first
+    # visit. A node visited again is scored deeper while it has had no more than
+    # ``deepen`` scorings, one ply deeper each time; then it is expanded.
+    scored_unvisited = 1 if evaluate_all else 0
     flags = tree[FLAGS]
     length = begin(root, s, path, info, keys)
     node = ROOT
@@ -286,7 +291,7 @@ def mcts_iteration(
         if (
             tree[FIRST_CHILD][node] == NONE
             and node != ROOT
-            and (full or tree[VISITS][node] <= deepen)
+            and (full or tree[VISITS][node] + scored_unvisited <= deepen)
         ):
             rescore = True
             break  # visited again before its expansion (or no room for it): search deeper
@@ -336,7 +341,7 @@ def mcts_iteration(
     else:  # a new leaf, or (deepen) one visited again before its expansion, one ply deeper
         leaf_depth = depth
         if rescore:
-            extra = tree[VISITS][node]
+            extra = tree[VISITS][node] + scored_unvisited
             leaf_depth += min(extra, max(FULL_TREE_PLIES, deepen)) if full else extra
         info[T_SIM_DEPTH] = leaf_depth
         # a deeper score must not read the table's shallower one, nor be stored in it

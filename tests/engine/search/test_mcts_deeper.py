@@ -97,26 +97,37 @@ def test_an_evaluating_expansion_scores_the_best_child_exactly_and_bounds_the_re
     assert float(tree.value[top]) == pytest.approx(best, abs=1e-6)  # the prior follows scores
 
 
-def test_a_leaf_visited_again_is_scored_one_ply_deeper_until_it_is_expanded() -> None:
-    controller, _ = search(ITALIAN, {"deepen": 2, "tt": False}, 400)
+@pytest.mark.parametrize(("expand", "scored_unvisited"), [("lazy", 0), ("evaluate", 1)])
+def test_a_leaf_visited_again_is_scored_one_ply_deeper_until_it_is_expanded(
+    expand: str, scored_unvisited: int
+) -> None:
+    """A lazy leaf is scored at its first visit, an evaluating expansion's child when its
+    parent is expanded (unvisited); each later visit before the expansion scores it one
+    ply deeper, ``deepen`` times, and the next visit expands it."""
+    deepen = 2
+    controller, _ = search(ITALIAN, {"deepen": deepen, "tt": False, "expand": expand}, 400)
     tree = controller.workers[0].tree
     root_state = state_from_fen(ITALIAN, "chess")
-    seen = {1: 0, 2: 0, 3: 0}
+    last_leaf_visits = deepen + 1 - scored_unvisited
+    seen = dict.fromkeys(range(1, last_leaf_visits + 1), 0)
     for node in range(1, tree.used):
         visits = int(tree.visits[node])
         if tree.flags[node] & TERMINAL or not visits:
             continue
-        if visits <= 3:  # scored at depth visits - 1 (0: the quiescence search alone)
+        if visits <= last_leaf_visits:  # scored at depth visits - 1 + scored_unvisited
             assert tree.first_child[node] == NONE
             s = position(tree, root_state, node)
-            assert float(tree.eval[node]) == pytest.approx(-exact(s, visits - 1), abs=1e-6)
+            depth = visits - 1 + scored_unvisited
+            assert float(tree.eval[node]) == pytest.approx(-exact(s, depth), abs=1e-6)
             seen[visits] += 1
         else:
             assert tree.first_child[node] != NONE
     assert all(count > 0 for count in seen.values())
 
 
-@pytest.mark.parametrize("params", [{}, {"expand": "evaluate", "alpha": 1.0}])
+@pytest.mark.parametrize(
+    "params", [{"expand": "lazy", "alpha": 0.3}, {"expand": "evaluate", "alpha": 1.0}]
+)
 def test_a_full_tree_searches_on_by_scoring_its_leaves_deeper(params: dict) -> None:
     """At the node budget ``mcts`` neither stops nor grows: every iteration the limit
     asked for runs, and a leaf visited again is searched deeper (up to
@@ -140,7 +151,8 @@ def test_a_full_tree_searches_on_by_scoring_its_leaves_deeper(params: dict) -> N
     ]  # fmt: skip
     assert deeper, "no leaf was visited twice in the full tree"
     for node in deeper[:8]:
-        plies = min(int(tree.visits[node]) - 1, FULL_TREE_PLIES)
+        scored_unvisited = 1 if params["expand"] == "evaluate" else 0
+        plies = min(int(tree.visits[node]) - 1 + scored_unvisited, FULL_TREE_PLIES)
         s = position(tree, root_state, node)
         assert float(tree.eval[node]) == pytest.approx(-exact(s, plies), abs=1e-6)
     # step mode says why a leaf is searched again, and how deep
