@@ -13,6 +13,7 @@ MAX_PATH = 1024  # deepest path an iteration may walk (the descent stops there)
 INFO_SIZE = 8
 T_PATH_LEN, T_FIRST_NEW, T_NEW_COUNT, T_SIM_STATUS, T_SIM_PLIES, T_SIM_WHITE = range(6)
 T_SIM_DEPTH = 6  # mcts: plies of alpha-beta search before the leaf's quiescence search
+T_SIM_RANDOM = 7  # mcts: capture-first plies played at random before that search
 # float64 trace slots (``Worker.finfo``)
 F_REWARD, F_SCORE = 0, 1
 # T_SIM_STATUS beyond the game's own status codes: the leaf was terminal (no simulation),

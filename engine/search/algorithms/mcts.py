@@ -68,6 +68,7 @@ from engine.search.codes import (
     T_PATH_LEN,
     T_SIM_DEPTH,
     T_SIM_PLIES,
+    T_SIM_RANDOM,
     T_SIM_STATUS,
 )
 from engine.search.evaluation import SQUASH_CP, WIN, game_value, is_mate_score, mate_plies
@@ -75,7 +76,7 @@ from engine.search.params import ParamSpec
 from engine.search.parts.backup import backup_solver
 from engine.search.parts.expand import expand_with_priors, look, mark_repetition
 from engine.search.parts.implicit import implicit_value
-from engine.search.parts.leaf import LeafCache, leaf_score, window_score
+from engine.search.parts.leaf import LeafCache, capture_first_score, leaf_score, window_score
 from engine.search.parts.path import HIST_MAX, begin, descend, guard, record_new
 from engine.search.parts.prior import normalise_priors
 from engine.search.parts.select import blended_q, fpu_value, puct_score, select_puct
@@ -93,6 +94,7 @@ from engine.search.tree import (
     NONE,
     NUM_LEGAL,
     OUTCOME,
+    PARENT,
     PRIOR,
     PROVEN,
     ROOT,
@@ -108,7 +110,8 @@ from engine.search.tree import (
 # kernel parameter slots
 (K_C, K_ALPHA, K_FPU, K_TEMP, K_UNIFORM, K_QUIESCE) = range(6)
 (K_SOLVER, K_TT, K_MIX, K_DEPTH, K_EVALUATE, K_DEEPEN) = range(6, 12)
-KERNEL_PARAMS = 12
+K_CAPTURES, K_CUT = 12, 13
+KERNEL_PARAMS = 14
 #: In a full tree a leaf is re-scored one ply deeper at each visit, up to this many
 #: plies beyond ``leaf_depth`` (deeper still would take longer than a move).
 FULL_TREE_PLIES = 4
@@ -158,6 +161,25 @@ def value_cp(value: float) -> float:
 
 
 @njit(cache=True, nogil=True)
+def refutation_bound(tree: tuple, node: int) -> float:
+    """The score, for the side to move at ``node``, from which a reply refutes the move
+    into ``node``: its chooser then has a sibling at least as good (``-max`` of the
+    siblings' values; +inf at the root or without an evaluated sibling). An alpha-beta
+    search stops at a cut node there too: one refutation is enough."""
+    if node == ROOT:
+        return INF
+    flags, value, outcome = tree[FLAGS], tree[VALUE], tree[OUTCOME]
+    top = -INF
+    sibling = tree[FIRST_CHILD][tree[PARENT][node]]
+    while sibling != NONE:
+        f = flags[sibling]
+        if sibling != node and f & EVALUATED and not (f & PROVEN and outcome[sibling] < 0):
+            top = max(top, min(1.0, max(-1.0, value[sibling])))
+        sibling = tree[NEXT_SIBLING][sibling]
+    return -top if top > -INF else INF
+
+
+@njit(cache=True, nogil=True)
 def expand_evaluating(
     tree: tuple,
     node: int,
@@ -200,7 +222,10 @@ def expand_evaluating(
         ranks[i] = -prior[children[i]]
     ply = tree[DEPTH][node] + 1
     best = -INF  # the best score so far, for the side choosing at ``node``
+    beta = refutation_bound(tree, node) if kparams[K_CUT] != 0.0 else INF
     for k in np.argsort(ranks, kind="mergesort"):
+        if best >= beta:
+            break  # refuted: the rest stay unscored until the search comes back for them
         child = children[k]
         if not (flags[child] & TERMINAL):
             child_state[:] = s
@@ -240,8 +265,9 @@ def expand_evaluating(
         best = max(best, score)
     if not uniform:  # the prior: a softmax of the children's scores, in centipawns
         child = tree[FIRST_CHILD][node]
-        while child != NONE:
-            prior[child] = value_cp(min(1.0, max(-1.0, value[child])))
+        while child != NONE:  # a child left unscored by a cutoff: the uniform share alone
+            unscored = not (flags[child] & EVALUATED)
+            prior[child] = -INF if unscored else value_cp(min(1.0, max(-1.0, value[child])))
             child = tree[NEXT_SIBLING][child]
     normalise_priors(tree, node, temperature, uniform, mix)
     if solver and prove(tree, node):
@@ -260,13 +286,14 @@ def mcts_iteration(
     cache_scores: np.ndarray,
     kparams: np.ndarray,
     full: bool,
+    rng: np.ndarray,
 ) -> bool:
     """One iteration; False when the stop flag cut the leaf's search (nothing backed up).
 
     ``full``: the tree is at its node budget, so a leaf that would be expanded is
     searched again one ply deeper instead (up to :data:`FULL_TREE_PLIES`) — the search
     goes on sharpening the leaves it has rather than stopping."""
-    s, moves, _cs, _cm, _hist, record, path, info, finfo, keys = scratch
+    s, moves, t, _cm, _hist, record, path, info, finfo, keys = scratch
     c_puct, alpha, fpu = kparams[K_C], kparams[K_ALPHA], kparams[K_FPU]
     temperature, mix = kparams[K_TEMP], kparams[K_MIX]
     uniform, quiesce = kparams[K_UNIFORM] != 0.0, kparams[K_QUIESCE] != 0.0
@@ -318,6 +345,7 @@ def mcts_iteration(
         length = descend(tree, node, s, path, length, keys)
     info[T_PATH_LEN] = length
     info[T_SIM_PLIES] = 0
+    info[T_SIM_RANDOM] = 0
     info[T_SIM_DEPTH] = depth
     f = flags[node]
     if not (f & (PROVEN | TERMINAL | EVALUATED)) and tree[NUM_LEGAL][node] == UNKNOWN:
@@ -344,11 +372,19 @@ def mcts_iteration(
             extra = tree[VISITS][node] + scored_unvisited
             leaf_depth += min(extra, max(FULL_TREE_PLIES, deepen)) if full else extra
         info[T_SIM_DEPTH] = leaf_depth
-        # a deeper score must not read the table's shallower one, nor be stored in it
-        to_move, cached = leaf_score(
-            ctx, s, quiesce, leaf_depth, cache_keys, cache_scores, use_cache and not rescore,
-            tree[DEPTH][node],
-        )  # fmt: skip
+        random_plies = 0 if rescore else np.int64(kparams[K_CAPTURES])
+        played = 0
+        if random_plies:  # a sample: the table neither answers nor keeps it
+            to_move, played = capture_first_score(
+                ctx, s, t, moves, record, rng, random_plies, quiesce, leaf_depth,
+                tree[DEPTH][node],
+            )  # fmt: skip
+            cached = False
+        else:  # a deeper score must not read the table's shallower one, nor be stored in it
+            to_move, cached = leaf_score(
+                ctx, s, quiesce, leaf_depth, cache_keys, cache_scores,
+                use_cache and not rescore, tree[DEPTH][node],
+            )  # fmt: skip
         if ctx[11][ABORTED]:
             return False
         score = -to_move  # for the side that moved into the leaf
@@ -357,9 +393,11 @@ def mcts_iteration(
         flags[node] |= EVALUATED
         reward = 0.5 * (1.0 + score)
         info[T_SIM_STATUS] = SIM_CACHED if cached else 0
-        plies = min(ctx[5][0], record.shape[0])
-        record[:plies] = ctx[4][0, :plies]
-        info[T_SIM_PLIES] = plies
+        played = min(played, record.shape[0])
+        plies = min(ctx[5][0], record.shape[0] - played)
+        record[played : played + plies] = ctx[4][0, :plies]
+        info[T_SIM_PLIES] = played + plies
+        info[T_SIM_RANDOM] = played
     finfo[F_REWARD] = reward
     finfo[F_SCORE] = score
     backup_solver(tree, path, length, reward, solver)
@@ -378,6 +416,7 @@ def mcts_run(
     max_iters: int,
     stop: np.ndarray,
     full: bool,
+    rng: np.ndarray,
 ) -> tuple[int, int]:
     """Up to ``max_iters`` iterations; stops early on the stop flag, a full tree (unless
     ``full`` says it is at its budget: then no node is added), or a root whose value is
@@ -390,7 +429,9 @@ def mcts_run(
             return it, code
         if tree[FLAGS][ROOT] & PROVEN:
             return it, SOLVED
-        if not mcts_iteration(tree, root, scratch, ctx, cache_keys, cache_scores, kparams, full):
+        if not mcts_iteration(
+            tree, root, scratch, ctx, cache_keys, cache_scores, kparams, full, rng
+        ):
             return it, STOPPED
     return max_iters, DONE
 
@@ -525,10 +566,23 @@ class MCTS(Algorithm):
             min=0, max=6,
         ),
         ParamSpec(
+            "capture_plies", "int", 0,
+            "plies played at random before a leaf's quiescence search, captures first "
+            "(the reference playout policy); the score is then a sample. Applies to a "
+            "leaf scored on its own (expand=lazy); 0: none",
+            min=0, max=8,
+        ),
+        ParamSpec(
             "qchecks", "int", 2,
             "plies at the start of the quiescence search that also try quiet checks "
             "(mates and forks that begin with a check)", min=0, max=4,
             game_defaults={"knight": 0},  # knight chess has no check
+        ),
+        ParamSpec(
+            "cut", "bool", False,
+            "expand=evaluate: stop scoring a node's children once one refutes the move "
+            "into it (shows it no better than a sibling), as alpha-beta does at a cut "
+            "node; the rest are scored when the search comes back for them",
         ),
         ParamSpec("solver", "bool", True, "prove wins, losses and draws (MCTS-Solver)"),
         ParamSpec(
@@ -563,6 +617,8 @@ class MCTS(Algorithm):
         kp[K_DEPTH] = params["leaf_depth"]
         kp[K_EVALUATE] = params["expand"] == "evaluate"
         kp[K_DEEPEN] = params["deepen"]
+        kp[K_CAPTURES] = params["capture_plies"]
+        kp[K_CUT] = params["cut"]
         return kp
 
     # ------------------------------------------------------------ reading the tree
@@ -684,7 +740,13 @@ class MCTS(Algorithm):
         cached = view.status == SIM_CACHED
         leaf = view.params["leaf"]
         depth = int(worker.info[T_SIM_DEPTH])
+        random = int(worker.info[T_SIM_RANDOM])
         searched = f"an alpha-beta search of {depth} plies, then " if depth else ""
+        if random:
+            searched = (
+                f"{random} {'ply' if random == 1 else 'plies'} at random, captures first "
+                f"({' '.join(san[:random])}), then " + searched
+            )
         if view.status == SIM_EXPANDED:
             note = (
                 "the leaf was expanded and every child scored (the first exactly, the others "
@@ -715,6 +777,7 @@ class MCTS(Algorithm):
             "reward": view.reward,
             "cached": cached,
             "depth": depth,
+            "random_plies": random,
             "expanded": view.status == SIM_EXPANDED,
             "note": note,
         }
@@ -764,5 +827,5 @@ class MCTS(Algorithm):
         search.stats[QCHECKS] = w.params["qchecks"]
         return mcts_run(
             w.tree.arrays, w.root, w.scratch(trace), search.arrays,
-            cache.keys, cache.scores, w.kparams, max_iters, stop, w.full,
+            cache.keys, cache.scores, w.kparams, max_iters, stop, w.full, w.rng,
         )  # fmt: skip

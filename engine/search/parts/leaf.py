@@ -17,8 +17,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.core.state import HASH
-from engine.search.alphabeta_core import ABORTED, INF, negamax, qsearch
+from engine.core.games import legal_moves, make_move, status
+from engine.core.playout import CAPTURE_FIRST, choose_move
+from engine.core.state import HASH, ONGOING
+from engine.search.alphabeta_core import ABORTED, INF, negamax, qsearch, terminal_score
 from engine.search.evaluation import evaluate
 
 CACHE_SLOT_BYTES = 12  # uint64 key + float32 score
@@ -54,30 +56,30 @@ def leaf_score(
     many plies ending in the quiescence search (or the evaluation). The line is left in
     ``ctx``'s PV row 0 (empty for a cached or static score); a stopped search returns
     with ``ctx``'s ABORTED set."""
-    pv_len = ctx[5]
     key = s[HASH]
     slot = np.int64(key & np.uint64(cache_keys.shape[0] - 1))
     if use_cache and cache_keys[slot] == key:
-        pv_len[0] = 0
+        ctx[5][0] = 0
         return float(cache_scores[slot]), True
-    if depth > 0:
-        ctx[0][0] = s
-        score = negamax(ctx, 0, depth, -INF, INF, quiesce, ply_offset)
-        if ctx[11][ABORTED]:
-            return 0.0, False
-    elif quiesce:
-        ctx[0][0] = s
-        score = qsearch(ctx, 0, -INF, INF, ply_offset, 0)
-        if ctx[11][ABORTED]:
-            return 0.0, False
-    else:
-        pv_len[0] = 0
-        score = evaluate(s)
-    score = min(1.0, max(-1.0, score))  # a mate met inside the quiescence search saturates
+    score = search_score(ctx, s, quiesce, depth, ply_offset)
+    if ctx[11][ABORTED]:
+        return 0.0, False
     if use_cache:
         cache_keys[slot] = key
         cache_scores[slot] = score
     return score, False
+
+
+@njit(cache=True, nogil=True)
+def search_score(ctx: tuple, s: np.ndarray, quiesce: bool, depth: int, ply_offset: int) -> float:
+    """The leaf search itself, full window, no table: alpha-beta to ``depth`` plies ending
+    in the quiescence search (or the evaluation), clamped to [-1, 1] — a mate met inside
+    it saturates. The line is left in ``ctx``'s PV row 0; a stopped search returns 0 with
+    ``ctx``'s ABORTED set."""
+    score = window_score(ctx, s, quiesce, depth, -INF, INF, ply_offset)
+    if ctx[11][ABORTED]:
+        return 0.0
+    return min(1.0, max(-1.0, score))
 
 
 @njit(cache=True, nogil=True)
@@ -101,3 +103,42 @@ def window_score(
         return qsearch(ctx, 0, alpha, beta, ply_offset, 0)
     ctx[5][0] = 0
     return evaluate(s)
+
+
+@njit(cache=True, nogil=True)
+def capture_first_score(
+    ctx: tuple,
+    s: np.ndarray,
+    t: np.ndarray,
+    moves: np.ndarray,
+    record: np.ndarray,
+    rng: np.ndarray,
+    plies: int,
+    quiesce: bool,
+    depth: int,
+    ply_offset: int,
+) -> tuple[float, int]:
+    """Up to ``plies`` moves at random from ``s`` (played on the scratch state ``t``),
+    captures whenever there is one — the reference controller's playout policy ("attack
+    the enemy knight first") — then :func:`leaf_score`'s search of where they stopped,
+    without the table (the score is a sample, not the position's). Returns the score
+    in [-1, 1] for ``s``'s side to move and the plies played, which are written to
+    ``record`` (as far as it is long); ``ctx``'s PV row 0 holds the search's line after
+    them (empty if the game ended first)."""
+    t[:] = s
+    sign = 1.0
+    played = 0
+    while played < plies:
+        n = legal_moves(t, moves)
+        code = status(t, n)
+        if code != ONGOING:  # the game ended on the way: its result, squashed like a score
+            ctx[5][0] = 0
+            score = terminal_score(t, code, ply_offset + played)
+            return sign * min(1.0, max(-1.0, score)), played
+        m = choose_move(moves, n, CAPTURE_FIRST, rng)
+        if played < record.shape[0]:
+            record[played] = m
+        make_move(t, m)
+        played += 1
+        sign = -sign
+    return sign * search_score(ctx, t, quiesce, depth, ply_offset + played), played
