@@ -25,6 +25,7 @@ from engine.search.codes import DONE, FULL, INFO_SIZE, MAX_PATH
 from engine.search.evaluation import is_mate_score, mate_plies
 from engine.search.params import EVAL_PARAM, ParamSpec, validate
 from engine.search.parts.path import HIST_MAX
+from engine.search.parts.pv import PV_VISITS, pv_score, pv_walk
 from engine.search.tree import (
     NONE,
     ROOT,
@@ -143,6 +144,7 @@ class Algorithm:
     #: (``mcts`` re-scores leaves deeper) instead of stopping with FULL.
     plays_on_full: ClassVar[bool] = False
     pv_needs_visits: ClassVar[bool] = True  # PV follows visited children only
+    pv_rule: ClassVar[int] = PV_VISITS  # which child it follows (engine.search.parts.pv)
 
     tree: ClassVar[bool] = True
     keeps_proofs: ClassVar[bool] = False
@@ -281,8 +283,9 @@ class Algorithm:
 
     @classmethod
     def pv_key(cls, tree: Tree, node: int) -> float:
-        """Which child the principal variation follows: the one maximising this."""
-        return float(tree.visits[node])
+        """Which child the principal variation follows: the one maximising this
+        (the rule :data:`pv_rule` names, scored by the numba walk's own function)."""
+        return float(pv_score(tree.arrays, node, cls.pv_rule))
 
     # ------------------------------------------------------------ step trace
     @classmethod
@@ -491,17 +494,11 @@ class Worker:
 
     def principal_variation(self, node: int, limit: int = 32) -> list[int]:
         """Moves from ``node`` down, each time to the child the algorithm's PV rule prefers."""
-        t = self.tree
-        line = [int(t.move[node])]
-        while len(line) < limit:
-            kids = t.children(node)
-            if self.algorithm.pv_needs_visits:
-                kids = [k for k in kids if t.visits[k] > 0]
-            if not kids:
-                break
-            node = max(kids, key=lambda k: self.algorithm.pv_key(t, k))
-            line.append(int(t.move[node]))
-        return line
+        out = np.empty(max(1, limit), dtype=np.int64)
+        length = pv_walk(
+            self.tree.arrays, node, self.algorithm.pv_rule, self.algorithm.pv_needs_visits, out
+        )
+        return [int(m) for m in out[:length]]
 
     # ------------------------------------------------------------ reuse
     def advance(self, move: int) -> bool:

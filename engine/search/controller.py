@@ -423,6 +423,13 @@ class SearchController:
         ]
         for t in threads:
             t.start()
+        # The deadline has a thread of its own: this one may be building a snapshot of a
+        # big tree when it passes, and the kernels would search on until that was done.
+        alarm = None
+        if deadline is not None:
+            alarm = threading.Timer(max(0.0, deadline - time.perf_counter()), self._raise_stop)
+            alarm.daemon = True
+            alarm.start()
         next_publish = start + self.info_interval
         while not finished.is_set():
             now = time.perf_counter()
@@ -437,11 +444,16 @@ class SearchController:
                 self._publish(running=True)
                 next_publish = now + self.info_interval
         end = time.perf_counter()
+        if alarm is not None:
+            alarm.cancel()
         for t in threads:
             t.join()
         self._count(workers, base_iterations, base_counts, base_elapsed, end - start)
         self._stop_reason = self._reason(codes, limits, deadline, end)
         self._publish(running=False)
+
+    def _raise_stop(self) -> None:
+        self._stop[0] = 1
 
     def _count(
         self,

@@ -51,6 +51,7 @@ from engine.search.parts.backup import backup_negamax, backup_negamax_proofs
 from engine.search.parts.expand import expand_all, expand_all_quiescence
 from engine.search.parts.final import value_plus_log_visits
 from engine.search.parts.path import HIST_MAX, begin, descend, guard, record_new
+from engine.search.parts.pv import PV_VALUE
 from engine.search.parts.select import bfms_score, select_bfms
 from engine.search.tree import (
     FIRST_CHILD,
@@ -62,7 +63,6 @@ from engine.search.tree import (
     TERMINAL,
     USED,
     VALUE,
-    Tree,
 )
 
 
@@ -175,6 +175,7 @@ class BFMS(Algorithm):
     )  # fmt: skip
     free_per_iteration = MAX_MOVES
     pv_needs_visits = False  # the negamax line may run through children never selected
+    pv_rule = PV_VALUE  # the best backed-up value
     keeps_proofs = True  # negamax over every child turns mate scores into proofs
     value_kind = "eval"
     selection_rule = "bfms"
@@ -229,10 +230,6 @@ class BFMS(Algorithm):
     @classmethod
     def final_key(cls, child: ChildStats, params: dict[str, Any], threads: int) -> float:
         return value_plus_log_visits(child)
-
-    @classmethod
-    def pv_key(cls, tree: Tree, node: int) -> float:
-        return float(tree.value[node])
 
     @classmethod
     def make_worker(

@@ -79,6 +79,7 @@ from engine.search.parts.implicit import implicit_value
 from engine.search.parts.leaf import LeafCache, capture_first_score, leaf_score, window_score
 from engine.search.parts.path import HIST_MAX, begin, descend, guard, record_new
 from engine.search.parts.prior import normalise_priors
+from engine.search.parts.pv import PV_PROVEN_FIRST
 from engine.search.parts.select import blended_q, fpu_value, puct_score, select_puct
 from engine.search.parts.simulate import outcome_reward
 from engine.search.parts.solver import prove
@@ -104,7 +105,6 @@ from engine.search.tree import (
     VALUE,
     VALUE_SUM,
     VISITS,
-    Tree,
 )
 
 # kernel parameter slots
@@ -593,7 +593,8 @@ class MCTS(Algorithm):
     )  # fmt: skip
     free_per_iteration = MAX_MOVES
     plays_on_full = True  # a full tree's leaves are searched deeper instead
-    pv_needs_visits = False  # a mate in one is proven unvisited; pv_key ranks it first
+    pv_needs_visits = False  # a mate in one is proven unvisited; the rule ranks it first
+    pv_rule = PV_PROVEN_FIRST  # a proven win (the quickest), then visits, a proven loss last
     keeps_proofs = True
     value_kind = "q"
     selection_rule = "puct"
@@ -695,17 +696,6 @@ class MCTS(Algorithm):
     @classmethod
     def final_key(cls, child: ChildStats, params: dict[str, Any], threads: int) -> float:
         return float(child.visits)
-
-    @classmethod
-    def pv_key(cls, tree: Tree, node: int) -> float:
-        """The line follows a proven win (the shortest), else the most visits; a proven
-        loss only when nothing else is left."""
-        value = float(tree.value[node])
-        if tree.flags[node] & PROVEN and value > WIN / 2:
-            return 1.0e12 + value
-        if tree.flags[node] & PROVEN and value < -WIN / 2:
-            return -1.0e12 + value
-        return float(tree.visits[node]) if tree.visits[node] else -1.0
 
     # ------------------------------------------------------------ step trace
     @classmethod
