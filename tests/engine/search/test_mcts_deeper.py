@@ -30,6 +30,7 @@ MODES = [
     {"expand": "evaluate", "alpha": 1.0},
     {"expand": "evaluate", "leaf_depth": 1},
     {"deepen": 2},
+    {"expand": "evaluate", "alpha": 1.0, "cut": True},
 ]
 ITALIAN = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
 
@@ -185,3 +186,55 @@ def test_a_stalemate_scored_at_expansion_is_a_draw_once_the_search_reaches_it() 
     assert tree.visits[stalemate] > 0
     assert tree.flags[stalemate] & TERMINAL and tree.flags[stalemate] & PROVEN
     assert int(tree.outcome[stalemate]) == 0 and float(tree.value[stalemate]) == 0.0
+
+
+def test_a_cut_expansion_stops_scoring_once_a_reply_refutes_the_move_into_the_node() -> None:
+    """``cut``: an evaluating expansion scores children in prior order and stops at the
+    first reply that shows the move into the node no better than one of its siblings
+    (alpha-beta's cut node). The node's minimax value is minus its best scored reply either way.
+    Checked right after each step: the leaf's siblings are as the expansion saw them."""
+    controller = SearchController(
+        "chess", ITALIAN, algorithm="mcts", seed=1,
+        params={"expand": "evaluate", "alpha": 1.0, "cut": True, "tt": False},
+    )  # fmt: skip
+    tree = controller.workers[0].tree
+    cut = whole = 0
+    for _ in range(200):
+        trace = controller.step()
+        if not trace.simulation.get("expanded"):
+            continue
+        node = trace.selection[-1]["chosen"]["node"] if trace.selection else ROOT
+        if node == ROOT or tree.flags[node] & PROVEN:
+            continue
+        kids = tree.children(node)
+        scored = [k for k in kids if tree.flags[k] & EVALUATED]
+        values = [min(1.0, max(-1.0, float(tree.value[k]))) for k in scored]
+        assert float(tree.value[node]) == pytest.approx(-max(values), abs=1e-9)
+        siblings = [
+            min(1.0, max(-1.0, float(tree.value[k])))
+            for k in tree.children(int(tree.parent[node]))
+            if k != node and tree.flags[k] & EVALUATED
+        ]
+        bound = -max(siblings) if siblings else float("inf")
+        if len(scored) < len(kids):
+            assert max(values) >= bound - 1e-9  # refuted
+            cut += 1
+        else:
+            whole += 1
+    assert cut > 10 and whole > 10
+
+
+def test_a_cut_node_the_search_returns_to_has_its_other_replies_scored() -> None:
+    controller, _ = search(
+        ITALIAN, {"expand": "evaluate", "alpha": 1.0, "cut": True, "tt": False}, 3000
+    )
+    tree = controller.workers[0].tree
+    revisited = [
+        node for node in range(1, tree.used)
+        if tree.visits[node] > 5 and tree.first_child[node] != NONE
+    ]  # fmt: skip
+    more = [
+        node for node in revisited
+        if sum(1 for k in tree.children(node) if tree.flags[k] & EVALUATED) > 1
+    ]  # fmt: skip
+    assert len(more) > len(revisited) // 2
