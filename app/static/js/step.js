@@ -334,8 +334,12 @@ function simulationPanel(step, ctx) {
       ];
     case "quiescence": {
       const line = formatLine(sim.san || [], step.leaf_fen, { max: 40 });
+      const random = sim.random_plies || 0;
+      const lede = random
+        ? `Instead of a random playout to the end, ${leafLine} is played on for ${random} random ${random === 1 ? "ply" : "plies"} (a capture whenever there is one), and where they stop a quiescence search plays the captures out until the position is quiet, where the evaluation scores it.`
+        : `Instead of a random playout, ${leafLine} is scored by a quiescence search: the captures play out until the position is quiet, where the evaluation scores it.`;
       return [
-        h("p", { class: "lede" }, `Instead of a random playout, ${leafLine} is scored by a quiescence search: the captures play out until the position is quiet, where the evaluation scores it.`),
+        h("p", { class: "lede" }, lede),
         h("p", {}, sim.note || ""),
         h("p", { class: "playout" }, sim.cached ? "(from the table: no line)" : line || "(already quiet: the evaluation scores the leaf itself)"),
         h(

@@ -244,14 +244,20 @@ def expand_evaluating(
         if use_cache and cache_keys[slot] == key:
             score = -float(cache_scores[slot])
         else:
-            exact = best == -INF
-            if not exact:  # can it beat the best so far? (its mover's score below -best)
+            # Windows for the child's mover: a score of ours at or above ``beta``
+            # refutes the move into ``node`` however much above it is (its mover's at or
+            # below ``-beta``), so no search looks further down than that.
+            searched = best == -INF
+            if not searched:  # can it beat the best so far? (its mover's score below -best)
                 to_move = window_score(
                     ctx, child_state, quiesce, depth, -best - NULL_WINDOW, -best, ply
                 )
-                exact = to_move < -best
-            if exact:
-                to_move = window_score(ctx, child_state, quiesce, depth, -INF, INF, ply)
+                searched = to_move < -best
+            exact = False
+            if searched:
+                top = INF if best == -INF else -best
+                to_move = window_score(ctx, child_state, quiesce, depth, -beta, top, ply)
+                exact = -beta < to_move < top
             if ctx[11][ABORTED]:
                 return -1
             to_move = min(1.0, max(-1.0, to_move))
