@@ -48,6 +48,9 @@ EVALUATED = 2
 # The game-theoretic value is known (MCTS-Solver): a terminal node, or one whose
 # children prove it; ``outcome`` holds the result and ``value`` its game value.
 PROVEN = 4
+# mcts (``cut``): some children are not scored yet — an expansion stopped at the reply
+# that refuted the move into the node; the search resumes it if the refutation fails.
+PARTIAL = 8
 
 # meta slots
 USED, CAPACITY, MAX_DEPTH, DEPTH_SUM = 0, 1, 2, 3

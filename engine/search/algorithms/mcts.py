@@ -78,7 +78,7 @@ from engine.search.parts.expand import expand_with_priors, look, mark_repetition
 from engine.search.parts.implicit import implicit_value
 from engine.search.parts.leaf import LeafCache, capture_first_score, leaf_score, window_score
 from engine.search.parts.path import HIST_MAX, begin, descend, guard, record_new
-from engine.search.parts.prior import normalise_priors
+from engine.search.parts.prior import move_gain, normalise_priors
 from engine.search.parts.pv import PV_PROVEN_FIRST
 from engine.search.parts.select import blended_q, fpu_value, puct_score, select_puct
 from engine.search.parts.simulate import outcome_reward
@@ -96,6 +96,7 @@ from engine.search.tree import (
     NUM_LEGAL,
     OUTCOME,
     PARENT,
+    PARTIAL,
     PRIOR,
     PROVEN,
     ROOT,
@@ -190,43 +191,127 @@ def expand_evaluating(
     cache_scores: np.ndarray,
     kparams: np.ndarray,
 ) -> int:
-    """Create ``node``'s children and score every one now: 1 if that proved ``node``,
-    0 if not, -1 if the stop flag cut a search short (children left unscored are scored
-    when first selected, as in lazy expansion).
-
-    The children are searched in move-ordering order as a principal-variation search
-    does: the first exactly, each later one first with a null window at the best score
-    so far — a move that cannot beat it keeps the bound that proved so (an optimistic
-    value: the true one is no higher), one that can is searched again exactly. The
-    node's minimax value is exact either way, at the cost of about one alpha-beta search
-    of ``leaf_depth + 1`` plies instead of a full search per child. The priors are then
-    a softmax of the children's scores."""
-    s, moves, child_state, child_moves, _hist, _record, _path, info, _finfo, keys = scratch
-    temperature, mix = kparams[K_TEMP], kparams[K_MIX]
-    uniform, quiesce = kparams[K_UNIFORM] != 0.0, kparams[K_QUIESCE] != 0.0
-    solver, use_cache = kparams[K_SOLVER] != 0.0, kparams[K_TT] != 0.0
-    depth = np.int64(kparams[K_DEPTH])
+    """Create ``node``'s children and score them now (:func:`score_children`, in the
+    order of their move-ordering priors): 1 if that proved ``node``, 0 if not, -1 if the
+    stop flag cut a search short."""
+    s, moves, child_state, child_moves, _hist, _record, _path, info, _finfo, _keys = scratch
     first_new = tree[META][USED]
     count = expand_with_priors(
-        tree, node, s, moves, child_state, child_moves, temperature, False, 0.0
+        tree, node, s, moves, child_state, child_moves, kparams[K_TEMP], False, 0.0
     )
     record_new(info, first_new, count)
-    flags, value, prior = tree[FLAGS], tree[VALUE], tree[PRIOR]
+    children = child_list(tree, node, count)
+    ranks = np.empty(count, dtype=np.float64)
+    for i in range(count):
+        ranks[i] = -tree[PRIOR][children[i]]
+    return score_children(
+        tree, node, length, scratch, ctx, cache_keys, cache_scores, kparams, children, ranks
+    )
+
+
+@njit(cache=True, nogil=True)
+def child_list(tree: tuple, node: int, count: int) -> np.ndarray:
     children = np.empty(count, dtype=np.int64)
     child = tree[FIRST_CHILD][node]
     for i in range(count):
         children[i] = child
         child = tree[NEXT_SIBLING][child]
-    ranks = np.empty(count, dtype=np.float64)
+    return children
+
+
+@njit(cache=True, nogil=True)
+def best_scored(tree: tuple, node: int) -> float:
+    """The best value among ``node``'s scored children, for the side choosing there
+    (clamped to [-1, 1]); -inf if none is scored."""
+    best = -INF
+    child = tree[FIRST_CHILD][node]
+    while child != NONE:
+        if tree[FLAGS][child] & EVALUATED:
+            best = max(best, min(1.0, max(-1.0, tree[VALUE][child])))
+        child = tree[NEXT_SIBLING][child]
+    return best
+
+
+@njit(cache=True, nogil=True)
+def refuted(tree: tuple, node: int) -> bool:
+    """Whether ``node``'s best scored reply still refutes the move into it."""
+    return best_scored(tree, node) >= refutation_bound(tree, node)
+
+
+@njit(cache=True, nogil=True)
+def resume_scoring(
+    tree: tuple,
+    node: int,
+    length: int,
+    scratch: tuple,
+    ctx: tuple,
+    cache_keys: np.ndarray,
+    cache_scores: np.ndarray,
+    kparams: np.ndarray,
+) -> int:
+    """A cut node whose refutation failed: score its other children (captures and the
+    rest in the order of their move-ordering gains), as alpha-beta tries the next move
+    when the first did not cut. Returns as :func:`expand_evaluating`."""
+    s, _moves, child_state, _cm, _hist, _record, _path, _info, _finfo, _keys = scratch
+    count = 0
+    child = tree[FIRST_CHILD][node]
+    while child != NONE:
+        count += 1
+        child = tree[NEXT_SIBLING][child]
+    children = child_list(tree, node, count)
+    ranks = np.zeros(count, dtype=np.float64)
     for i in range(count):
-        ranks[i] = -prior[children[i]]
+        if not (tree[FLAGS][children[i]] & EVALUATED):
+            child_state[:] = s
+            make_move(child_state, tree[MOVE][children[i]])
+            ranks[i] = -move_gain(s, child_state, tree[MOVE][children[i]])
+    return score_children(
+        tree, node, length, scratch, ctx, cache_keys, cache_scores, kparams, children, ranks
+    )
+
+
+@njit(cache=True, nogil=True)
+def score_children(
+    tree: tuple,
+    node: int,
+    length: int,
+    scratch: tuple,
+    ctx: tuple,
+    cache_keys: np.ndarray,
+    cache_scores: np.ndarray,
+    kparams: np.ndarray,
+    children: np.ndarray,
+    ranks: np.ndarray,
+) -> int:
+    """Score ``node``'s children not scored yet, lowest ``ranks`` first: 1 if that proved
+    ``node``, 0 if not, -1 if the stop flag cut a search short (the children left
+    unscored are scored when the search comes back, as after a cut).
+
+    The children are searched as a principal-variation search does: the first exactly,
+    each later one first with a null window at the best score so far — a move that
+    cannot beat it keeps the bound that proved so (an optimistic value: the true one is
+    no higher), one that can is searched again exactly. The node's minimax value is
+    exact either way, at the cost of about one alpha-beta search of ``leaf_depth + 1``
+    plies instead of a full search per child. With ``cut`` the scoring stops at the first
+    reply that refutes the move into ``node`` (:func:`refutation_bound`) and the node is
+    marked ``PARTIAL``. The priors are then a softmax of the children's scores (a child
+    not scored yet: the uniform share alone)."""
+    s, _moves, child_state, _cm, _hist, _record, _path, _info, _finfo, keys = scratch
+    temperature, mix = kparams[K_TEMP], kparams[K_MIX]
+    uniform, quiesce = kparams[K_UNIFORM] != 0.0, kparams[K_QUIESCE] != 0.0
+    solver, use_cache = kparams[K_SOLVER] != 0.0, kparams[K_TT] != 0.0
+    depth = np.int64(kparams[K_DEPTH])
+    flags, value, prior = tree[FLAGS], tree[VALUE], tree[PRIOR]
     ply = tree[DEPTH][node] + 1
-    best = -INF  # the best score so far, for the side choosing at ``node``
+    best = best_scored(tree, node)  # the best score so far, for the side choosing at node
     beta = refutation_bound(tree, node) if kparams[K_CUT] != 0.0 else INF
+    flags[node] |= PARTIAL  # until every child is scored
     for k in np.argsort(ranks, kind="mergesort"):
         if best >= beta:
-            break  # refuted: the rest stay unscored until the search comes back for them
+            break  # refuted: the rest stay unscored until the refutation fails
         child = children[k]
+        if flags[child] & EVALUATED:
+            continue
         if not (flags[child] & TERMINAL):
             child_state[:] = s
             make_move(child_state, tree[MOVE][child])
@@ -269,12 +354,16 @@ def expand_evaluating(
         value[child] = score
         flags[child] |= EVALUATED
         best = max(best, score)
+    whole = True
+    for child in children:
+        if not (flags[child] & EVALUATED):
+            whole = False
+    if whole:
+        flags[node] &= ~PARTIAL
     if not uniform:  # the prior: a softmax of the children's scores, in centipawns
-        child = tree[FIRST_CHILD][node]
-        while child != NONE:  # a child left unscored by a cutoff: the uniform share alone
+        for child in children:  # a child not scored yet: the uniform share alone
             unscored = not (flags[child] & EVALUATED)
             prior[child] = -INF if unscored else value_cp(min(1.0, max(-1.0, value[child])))
-            child = tree[NEXT_SIBLING][child]
     normalise_priors(tree, node, temperature, uniform, mix)
     if solver and prove(tree, node):
         return 1
@@ -344,6 +433,14 @@ def mcts_iteration(
                 break  # the node's children scored: its new minimax value is backed up
             if expand(tree, node, scratch, temperature, uniform, mix, solver):
                 break  # proven by a child that ends the game
+        elif flags[node] & PARTIAL and not refuted(tree, node):
+            done = resume_scoring(
+                tree, node, length, scratch, ctx, cache_keys, cache_scores, kparams
+            )
+            if done < 0:
+                return False
+            expanded = True
+            break  # its other replies scored: its new minimax value is backed up
         child = select_puct(tree, node, c_puct, alpha, fpu, solver)
         if child == NONE:
             break
@@ -744,10 +841,27 @@ class MCTS(Algorithm):
                 f"({' '.join(san[:random])}), then " + searched
             )
         if view.status == SIM_EXPANDED:
-            note = (
-                "the leaf was expanded and every child scored (the first exactly, the others "
-                "with a null window at the best so far); the reward is its minimax value"
-            )
+            leaf_node = view.leaf
+            kids = tree.children(leaf_node)
+            scored = sum(1 for k in kids if tree.flags[k] & EVALUATED)
+            if not view.created:
+                note = (
+                    "scoring resumed: the reply that refuted the move into this node no "
+                    f"longer does, so its other replies were scored ({scored} of {len(kids)} "
+                    "now); the reward is its new minimax value"
+                )
+            elif scored < len(kids):
+                note = (
+                    f"the leaf was expanded and its children scored in order until one "
+                    f"refuted the move into it ({scored} of {len(kids)}: alpha-beta's cut); "
+                    "the reward is its minimax value"
+                )
+            else:
+                note = (
+                    "the leaf was expanded and every child scored (the first exactly, the "
+                    "others with a null window at the best so far); the reward is its "
+                    "minimax value"
+                )
         elif cached:
             note = "the position's score was in the table of leaf evaluations (a transposition)"
         elif leaf == "quiescence":

@@ -16,8 +16,9 @@ from engine.search.algorithm import PROVEN_WIN
 from engine.search.algorithms.mcts import FULL_TREE_PLIES
 from engine.search.alphabeta_core import QCHECKS, SearchContext
 from engine.search.controller import SearchController
+from engine.search.parts.implicit import implicit_value
 from engine.search.parts.leaf import LeafCache, leaf_score
-from engine.search.tree import EVALUATED, NONE, PROVEN, ROOT, TERMINAL
+from engine.search.tree import EVALUATED, NONE, PARTIAL, PROVEN, ROOT, TERMINAL
 from tests.engine.search.test_mcts_search import (
     HANGING_QUEEN,
     PINNED_QUEEN,
@@ -238,3 +239,41 @@ def test_a_cut_node_the_search_returns_to_has_its_other_replies_scored() -> None
         if sum(1 for k in tree.children(node) if tree.flags[k] & EVALUATED) > 1
     ]  # fmt: skip
     assert len(more) > len(revisited) // 2
+
+
+def test_a_cut_node_whose_refutation_fails_has_its_other_replies_scored() -> None:
+    """A cut node keeps its other replies unscored only while its best scored reply
+    refutes the move into it; once that reply's value falls (a deeper search found it
+    fails), the next descent through the node scores the rest, as alpha-beta tries the
+    next move when the first did not cut."""
+    controller = SearchController(
+        "chess", ITALIAN, algorithm="mcts", seed=1,
+        params={"expand": "evaluate", "alpha": 1.0, "cut": True, "tt": False},
+    )  # fmt: skip
+    tree = controller.workers[0].tree
+    for _ in range(60):
+        controller.step()
+    partial = [
+        k for k in tree.children(ROOT)
+        if tree.flags[k] & PARTIAL and not tree.flags[k] & PROVEN
+    ]  # fmt: skip
+    assert partial, "no root move was cut"
+    node = partial[0]
+    scored = [k for k in tree.children(node) if tree.flags[k] & EVALUATED]
+    for k in scored:  # every reply scored so far turns out bad for its mover
+        tree.value[k] = -0.9
+    implicit_value(tree.arrays, node)
+    for k in tree.children(ROOT):  # and the search is steered to the node
+        tree.prior[k] = 1.0 if k == node else 0.0
+    before = len(scored)
+    sim = controller.step().simulation
+    after = [k for k in tree.children(node) if tree.flags[k] & EVALUATED]
+    assert len(after) > before
+    assert sim["expanded"] and "resumed" in sim["note"]
+    if tree.flags[node] & PARTIAL:  # cut again, by a reply that does refute it
+        siblings = [
+            min(1.0, max(-1.0, float(tree.value[k])))
+            for k in tree.children(ROOT) if k != node and tree.flags[k] & EVALUATED
+        ]  # fmt: skip
+        best = max(min(1.0, max(-1.0, float(tree.value[k]))) for k in after)
+        assert best >= -max(siblings) - 1e-9
