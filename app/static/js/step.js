@@ -95,7 +95,7 @@ function selectionPanel(step, ctx) {
       "div",
       { class: "level-head" },
       h("span", { class: "level-no" }, `Level ${i + 1}`),
-      h("span", {}, ` at ${where(step, lines[i])} · N = ${count(level.visits)} · ${chooser} chooses`),
+      h("span", {}, ` at ${where(step, lines[i])} · N = ${count(level.visits)} · ${chooser} ${ctx.game === "knight" ? "choose" : "chooses"}`),
     );
     const box = h("div", { class: "level", dataset: { level: String(i) } }, head);
     if (level.rule === "expand" || level.rule === "random-unvisited") {
@@ -114,7 +114,7 @@ function selectionPanel(step, ctx) {
 }
 
 function formulaTable(step, level, ctx) {
-  if (level.rule === "puct") return puctTable(level, ctx);
+  if (level.rule === "puct") return puctTable(step, level, ctx);
   // "eval": each child ranks by its value (bfms); "q": by its mean reward W/N (UCB1)
   const byEval = level.value_kind === "eval";
   const rows = (level.children || []).slice().sort((a, b) => {
@@ -155,8 +155,9 @@ function formulaTable(step, level, ctx) {
  * its implicit minimax value, the blend of the two the formula uses (an unevaluated
  * child: its parent's urgency instead), the exploration term and the PUCT score. Every
  * value is for the side choosing here, who makes the move. */
-function puctTable(level, ctx) {
+function puctTable(step, level, ctx) {
   const params = ctx.params || {};
+  const chooser = chooserAt(step, level.depth); // who moves into each child
   const rows = (level.children || []).slice().sort((a, b) => b.score - a.score || b.visits - a.visits);
   const shown = rows.slice(0, 8);
   const head = [
@@ -171,7 +172,7 @@ function puctTable(level, ctx) {
     ["", ""],
   ];
   const body = shown.map((c) => {
-    const proof = proofText(c);
+    const proof = proofFor(ctx.game, c, chooser);
     const cells = [
       c.san,
       count(c.visits),
@@ -588,23 +589,23 @@ function averageMinimaxRows(step, ctx, rows, line) {
     h(
       "table",
       { class: "formula-table backprop" },
-      h("thead", {}, h("tr", {}, ["Node", "reward", "N", "Q before", "→ after", "minimax before", "→ after", "proof"].map((t, k) => h("th", { class: k === 0 || k === 7 ? "" : "num" }, t)))),
+      h("thead", {}, h("tr", {}, ["Node", "reward", "N", "Q", "minimax", "proof"].map((t, k) => h("th", { class: k === 0 || k === 5 ? "" : "num" }, t)))),
       h(
         "tbody",
         {},
         rows.map((r) => {
           const proof = proofFor(ctx.game, r, moverOf(r.depth));
           const changed = r.minimax_before === null || Math.abs(r.minimax_after - r.minimax_before) > 1e-6;
+          const qBefore = r.q_before === null || r.q_before === undefined ? "–" : fixed(r.q_before);
+          const mmBefore = r.minimax_before === null ? "new" : signed(r.minimax_before, 3);
           return h(
             "tr",
             { class: [changed ? "changed" : "", proof ? "proven" : ""].filter(Boolean).join(" ") },
             h("td", { class: "san" }, line(r)),
             h("td", { class: "num" }, `+${fixed(r.reward, 2)}`),
             h("td", { class: "num" }, `${count(r.visits_before)} → ${count(r.visits_after)}`),
-            h("td", { class: "num" }, r.q_before === null || r.q_before === undefined ? "–" : fixed(r.q_before)),
-            h("td", { class: "num strong" }, fixed(r.q_after)),
-            h("td", { class: "num" }, r.minimax_before === null ? "new" : signed(r.minimax_before, 3)),
-            h("td", { class: "num strong" }, signed(r.minimax_after, 3)),
+            h("td", { class: "num" }, `${qBefore} → `, h("strong", {}, fixed(r.q_after))),
+            h("td", { class: "num" }, `${mmBefore} → `, h("strong", {}, signed(r.minimax_after, 3))),
             h("td", { class: "proof" }, proof),
           );
         }),
