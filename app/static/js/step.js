@@ -331,15 +331,20 @@ function expansionPanel(step, ctx) {
     );
   } else {
     // How the new children were scored (mcts says by its `expand` parameter): lazily, none
-    // yet, only the one the formula goes on to, in the simulation; evaluating, each by its
-    // leaf search as the node is expanded; other algorithms, by the static evaluation.
+    // yet, only the one the formula goes on to, in the simulation; evaluating, by leaf
+    // searches as the node is expanded — most only against a bound (a null window, or not
+    // at all after a cut), so their numbers are not scores to list; other algorithms, by
+    // the static evaluation.
     const params = ctx.params || {};
-    const unscored = params.expand === "lazy";
-    const how = unscored
+    const lazy = params.expand === "lazy";
+    const evaluating = params.expand === "evaluate";
+    const scorer = params.leaf === "static" ? "the static evaluation" : "quiescence searches";
+    const how = lazy
       ? "each with its prior (a move-ordering guess) and none scored yet: the formula picks one to go on to, and the simulation scores that one"
-      : params.expand === "evaluate"
-        ? `and scored by ${params.leaf === "static" ? "the static evaluation" : "quiescence searches"} (the simulation says how many), for the side that moves into each`
+      : evaluating
+        ? `and scored by ${scorer}: the first exactly, the others only as far as needed to rank them against it (the simulation says how many)`
         : "each scored by the static evaluation";
+    const valued = !lazy && !evaluating;
     out.push(
       h("p", { class: "lede" }, `All ${nodes.length} moves of ${parentLine} are added at once (${mover} to choose among them), ${how}:`),
       h(
@@ -347,9 +352,9 @@ function expansionPanel(step, ctx) {
         { class: "chips" },
         nodes
           .slice()
-          .sort((a, b) => (unscored ? 0 : b.value - a.value))
+          .sort((a, b) => (valued ? b.value - a.value : 0))
           .slice(0, 24)
-          .map((n) => h("li", { class: n.terminal ? "terminal" : "" }, h("strong", {}, n.san || n.move), unscored ? "" : ` ${signed(n.value, 2)}`)),
+          .map((n) => h("li", { class: n.terminal ? "terminal" : "" }, h("strong", {}, n.san || n.move), valued ? ` ${signed(n.value, 2)}` : "")),
       ),
       nodes.length > 24 ? h("p", { class: "hint" }, `… and ${nodes.length - 24} more.`) : null,
     );
@@ -437,6 +442,21 @@ function simulationPanel(step, ctx) {
         ),
       ];
     case "quiescence": {
+      if (sim.expanded) {
+        // expand=evaluate: the leaf's children were scored as it was expanded; no line.
+        return [
+          h("p", { class: "lede" }, `Instead of a random playout, ${leafLine} is expanded and its children are scored by leaf searches; its score is their minimax value: the best reply's score, negated.`),
+          h("p", {}, capitalised(sim.note || "")),
+          h(
+            "dl",
+            { class: "facts" },
+            h("dt", {}, "minimax score"),
+            h("dd", {}, `${signed(sim.score, 3)} for ${leafMover} (in [−1, 1])`),
+            h("dt", {}, "reward"),
+            h("dd", {}, h("strong", {}, fixed(sim.reward, 3)), ` for ${leafMover} ((1 + score) / 2)`),
+          ),
+        ];
+      }
       const line = formatLine(sim.san || [], step.leaf_fen, { max: 40 });
       const random = sim.random_plies || 0;
       const lede = random
@@ -444,7 +464,7 @@ function simulationPanel(step, ctx) {
         : `Instead of a random playout, ${leafLine} is scored by a quiescence search: the captures play out until the position is quiet, where the evaluation scores it.`;
       return [
         h("p", { class: "lede" }, lede),
-        h("p", {}, sim.note || ""),
+        h("p", {}, capitalised(sim.note || "")),
         h("p", { class: "playout" }, sim.cached ? "(from the table: no line)" : line || "(already quiet: the evaluation scores the leaf itself)"),
         h(
           "dl",
