@@ -15,7 +15,15 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import api_create, open_game, screenshot
+from tests.browser.conftest import (
+    analyse,
+    api_create,
+    open_game,
+    screenshot,
+    selected_info,
+    step_times,
+    tab,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -25,31 +33,6 @@ SCHOLAR = "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4"
 PHASES = ["selection", "expansion", "simulation", "backpropagation"]
 #: A middlegame where the moves differ in value without a mate in one.
 MIDDLEGAME = "r2q1rk1/ppp2ppp/2np1n2/2b1p1B1/2B1P1b1/2NP1N2/PPP2PPP/R2Q1RK1 w - - 6 8"
-
-
-def selected_info(node_id: int) -> str:
-    """A JS predicate: the page holds the server's details of node ``node_id``."""
-    return f"() => (window.canopy.state.inside.nodeInfo || {{}}).id === {node_id}"
-
-
-def tab(page: Any, name: str) -> None:
-    page.click(f"#tab-{name}")
-    page.wait_for_function(f"() => document.body.dataset.tab === '{name}'")
-    # The keys pressed next (Space) would give the clicked tab a focus ring in the pictures.
-    page.evaluate("document.activeElement.blur()")
-
-
-def analyse(page: Any, *, at_least: int) -> None:
-    """Start an analysis, wait for ``at_least`` iterations, stop, wait until idle."""
-    page.keyboard.press("Space")
-    page.wait_for_function(
-        f"() => Number(document.body.dataset.iterations) >= {at_least}", timeout=30_000
-    )
-    page.keyboard.press("Space")
-    page.wait_for_function(
-        "() => window.canopy.state.game.search.status === 'idle'"
-        " && window.canopy.state.stats && !window.canopy.state.stats.running"
-    )
 
 
 def visible_node(page: Any, *, min_size: float = 6.0) -> Any:
@@ -221,9 +204,7 @@ def test_step_mode_shows_the_four_phases_with_their_numbers(server, page) -> Non
     open_game(page, server, game)
     tab(page, "step")
     page.select_option("#step-speed", "fast")
-    for n in range(1, 26):
-        page.click("#step-once")
-        page.wait_for_function(f"() => Number(document.body.dataset.steps) >= {min(n, 30)}")
+    step_times(page, 25)
     phases = page.locator("#phases .phase")
     assert phases.count() == 4
     titles = [t.strip() for t in page.locator("#phases .phase h3").all_text_contents()]
@@ -314,9 +295,7 @@ def test_step_mode_shows_the_bfms_overwrite_rule(server, page) -> None:
     game = api_create(server, human="both", algorithm="bfms", fen=MIDDLEGAME)
     open_game(page, server, game)
     tab(page, "step")
-    for n in range(1, 6):
-        page.click("#step-once")
-        page.wait_for_function(f"() => Number(document.body.dataset.steps) >= {n}")
+    step_times(page, 5)
     back = page.locator("#phases .phase[data-phase=backpropagation]").inner_text()
     assert "−max" in back and "overwritten" in back
     selection = page.locator("#phases .phase[data-phase=selection]").inner_text()
@@ -330,8 +309,7 @@ def test_step_mode_shows_a_playout_cut_off_and_scored_by_the_evaluation(server, 
     )
     open_game(page, server, game)
     tab(page, "step")
-    page.click("#step-once")
-    page.wait_for_function("() => Number(document.body.dataset.steps) >= 1")
+    step_times(page, 1)
     sim = page.evaluate("window.canopy.state.inside.step.simulation")
     assert sim["plies"] == 6 and sim["at_cap"] == "eval"
     text = page.locator("#phases .phase[data-phase=simulation]").inner_text()
@@ -428,9 +406,7 @@ def test_the_exports_parse_and_match_the_tree(server, page, tmp_path: Path) -> N
     for node in tree["nodes"][: len(drawn)]:
         assert drawn[node["id"]]["visits"] == node["visits"]  # the drawn tree's numbers
     tab(page, "step")
-    for n in range(1, 4):
-        page.click("#step-once")
-        page.wait_for_function(f"() => Number(document.body.dataset.steps) >= {n}")
+    step_times(page, 3)
     with page.expect_download() as download:
         page.click("#export-steps")
     path = tmp_path / "steps.json"
