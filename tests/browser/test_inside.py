@@ -179,8 +179,9 @@ def test_the_tree_view_draws_nodes_and_a_click_opens_node_details(server, page) 
             assert not overlaps(card.bounding_box(), selected.bounding_box())
 
 
-def test_the_tree_view_follows_a_running_search(server, page) -> None:
-    game = api_create(server, human="both", algorithm="uct")
+@pytest.mark.parametrize("algorithm", ["uct", "mcts"])
+def test_the_tree_view_follows_a_running_search(server, page, algorithm: str) -> None:
+    game = api_create(server, human="both", algorithm=algorithm)
     open_game(page, server, game)
     tab(page, "tree")
     page.select_option("#tree-size", "50")
@@ -339,25 +340,35 @@ def test_the_charts_draw_the_search_over_time(server, page) -> None:
     screenshot(page, "charts.png")
 
 
-def test_the_threads_view_shows_each_thread_beside_the_merge(server, page) -> None:
-    game = api_create(server, human="both", fen=MIDDLEGAME, algorithm="uct", threads=2)
+@pytest.mark.parametrize(("algorithm", "iterations"), [("uct", 4000), ("mcts", 1500)])
+def test_the_threads_view_shows_each_thread_beside_the_merge(
+    server, page, algorithm: str, iterations: int
+) -> None:
+    game = api_create(server, human="both", fen=MIDDLEGAME, algorithm=algorithm, threads=2)
     open_game(page, server, game)
     tab(page, "threads")
-    analyse(page, at_least=4000)
+    analyse(page, at_least=iterations)
     page.wait_for_selector(".threads-table tbody tr")
     head = page.locator(".threads-table thead").inner_text()
     assert "thread 0" in head and "thread 1" in head
     stats = page.evaluate("window.canopy.state.stats")
-    first = stats["moves"][0]
-    per_thread = [
-        next((m["visits"] for m in t["moves"] if m["move"] == first["move"]), None)
-        for t in stats["thread_stats"]
-    ]
-    if None not in per_thread:  # (each thread lists the merged top 16)
-        assert sum(per_thread) == first["visits"]  # the merge adds the threads' visits
-    assert page.locator(".threads-table tbody tr").first.locator(".merge-bar .seg").count() == 2
+    per_thread = [{m["move"]: m for m in t["moves"]} for t in stats["thread_stats"]]
+    assert len(per_thread) == 2 and all(t["iterations"] > 0 for t in stats["thread_stats"])
+    rows = page.locator(".threads-table tbody tr")
+    checked = 0
+    for k, merged in enumerate(stats["moves"][: rows.count()]):
+        own = [t.get(merged["move"]) for t in per_thread]
+        if None in own:  # (each thread lists its own top moves)
+            continue
+        assert sum(m["visits"] for m in own) == merged["visits"]  # the merge adds visits
+        cells = rows.nth(k).locator("td").all_text_contents()  # each thread's N beside it
+        assert cells[3].startswith(f"{own[0]['visits']:,} / ")
+        assert cells[4].startswith(f"{own[1]['visits']:,} / ")
+        checked += 1
+    assert checked >= 3
+    assert rows.first.locator(".merge-bar .seg").count() == 2
     show_from_the_top(page, "#panel-threads", 1280)
-    screenshot(page, "threads.png")
+    screenshot(page, "threads.png" if algorithm == "uct" else f"threads-{algorithm}.png")
 
 
 def test_race_mode_shows_two_tables_side_by_side(server, page) -> None:

@@ -1,6 +1,7 @@
 """``mcts`` (the default opponent) inside the search in headless Chromium: step mode's
-PUCT rows, each kind of simulation, minimax and proofs backed up; the tree view and its
-node card; the race against its partner; the threads beside their merge; the menus.
+PUCT rows, each kind of simulation, minimax and proofs backed up; the tree view's node
+card; the race against its partner; the menus. (That the tree view follows a running
+mcts search, and the threads view, are test_inside's, with uct's.)
 
 The numbers the page shows are checked against the step frame the page holds, and the
 frame's own numbers against the formulas (PUCT, the blend of Q and minimax) recomputed
@@ -382,22 +383,6 @@ def test_the_node_card_of_an_mcts_node_shows_its_proof(server, page) -> None:
     assert facts["Q"].startswith("1.000 for White")  # a proven win reads as its result
 
 
-def test_the_tree_view_follows_a_running_mcts_search(server, page) -> None:
-    game = api_create(server, human="both", algorithm="mcts")
-    open_game(page, server, game)
-    tab(page, "tree")
-    page.select_option("#tree-size", "50")
-    page.keyboard.press("Space")
-    page.wait_for_function("() => Number(document.body.dataset.treeNodes) === 50", timeout=30_000)
-    first = page.evaluate("window.canopy.state.inside.tree[0].visits")
-    page.wait_for_function(
-        f"() => window.canopy.state.inside.tree[0].visits > {first} + 100", timeout=30_000
-    )
-    assert page.locator("#tree-area g.tnode").count() == 50
-    assert page.locator("#tree-area g.tnode.root").count() == 1
-    page.keyboard.press("Space")
-
-
 def test_race_sets_mcts_against_uct_and_marks_where_they_disagree(server, page) -> None:
     game = api_create(server, human="both", fen=MIDDLEGAME)  # the default opponent
     open_game(page, server, game)
@@ -431,34 +416,6 @@ def test_race_sets_mcts_against_uct_and_marks_where_they_disagree(server, page) 
     assert "PUCT" in tables.nth(0).locator("thead").text_content()
     page.mouse.move(5, 5)
     screenshot(page.locator("#panel-race"), "mcts-race.png")
-
-
-def test_the_threads_view_splits_mcts_visits_by_thread(server, page) -> None:
-    game = api_create(server, human="both", fen=MIDDLEGAME, algorithm="mcts", threads=2)
-    open_game(page, server, game)
-    tab(page, "threads")
-    analyse(page, at_least=1500)
-    page.wait_for_selector(".threads-table tbody tr")
-    head = page.locator(".threads-table thead").inner_text()
-    assert "thread 0" in head and "thread 1" in head
-    stats = page.evaluate("window.canopy.state.stats")
-    per_thread = [{m["move"]: m for m in t["moves"]} for t in stats["thread_stats"]]
-    assert len(per_thread) == 2 and all(t["iterations"] > 0 for t in stats["thread_stats"])
-    rows = page.locator(".threads-table tbody tr")
-    checked = 0
-    for k, merged in enumerate(stats["moves"][: rows.count()]):
-        own = [t.get(merged["move"]) for t in per_thread]
-        if None in own:  # (each thread lists its own top moves)
-            continue
-        assert sum(m["visits"] for m in own) == merged["visits"]  # the merge adds visits
-        cells = rows.nth(k).locator("td").all_text_contents()
-        assert cells[3].startswith(f"{own[0]['visits']:,} / ")
-        assert cells[4].startswith(f"{own[1]['visits']:,} / ")
-        checked += 1
-    assert checked >= 3
-    assert rows.first.locator(".merge-bar .seg").count() == 2
-    page.mouse.move(5, 5)
-    screenshot(page.locator("#panel-threads"), "mcts-threads.png")
 
 
 def test_new_game_offers_mcts_first_with_its_summary_and_starts_with_it(server, page) -> None:

@@ -447,14 +447,7 @@ function simulationPanel(step, ctx) {
         return [
           h("p", { class: "lede" }, `Instead of a random playout, ${leafLine} is expanded and its children are scored by leaf searches; its score is their minimax value: the best reply's score, negated.`),
           h("p", {}, capitalised(sim.note || "")),
-          h(
-            "dl",
-            { class: "facts" },
-            h("dt", {}, "minimax score"),
-            h("dd", {}, `${signed(sim.score, 3)} for ${leafMover} (in [−1, 1])`),
-            h("dt", {}, "reward"),
-            h("dd", {}, h("strong", {}, fixed(sim.reward, 3)), ` for ${leafMover} ((1 + score) / 2)`),
-          ),
+          scoreFacts("minimax score", sim, leafMover),
         ];
       }
       const line = formatLine(sim.san || [], step.leaf_fen, { max: 40 });
@@ -466,14 +459,7 @@ function simulationPanel(step, ctx) {
         h("p", { class: "lede" }, lede),
         h("p", {}, capitalised(sim.note || "")),
         h("p", { class: "playout" }, sim.cached ? "(from the table: no line)" : line || "(already quiet: the evaluation scores the leaf itself)"),
-        h(
-          "dl",
-          { class: "facts" },
-          h("dt", {}, "score"),
-          h("dd", {}, `${signed(sim.score, 3)} for ${leafMover} (in [−1, 1])`),
-          h("dt", {}, "reward"),
-          h("dd", {}, h("strong", {}, fixed(sim.reward, 3)), ` for ${leafMover} ((1 + score) / 2)`),
-        ),
+        scoreFacts("score", sim, leafMover),
       ];
     }
     case "terminal":
@@ -506,6 +492,18 @@ function simulationPanel(step, ctx) {
     default:
       return [h("p", {}, "No simulation in this iteration.")];
   }
+}
+
+/** A leaf's score in [−1, 1] and the reward made of it, both for `leafMover`. */
+function scoreFacts(label, sim, leafMover) {
+  return h(
+    "dl",
+    { class: "facts" },
+    h("dt", {}, label),
+    h("dd", {}, `${signed(sim.score, 3)} for ${leafMover} (in [−1, 1])`),
+    h("dt", {}, "reward"),
+    h("dd", {}, h("strong", {}, fixed(sim.reward, 3)), ` for ${leafMover} ((1 + score) / 2)`),
+  );
 }
 
 /** One more depth of iterative deepening: every root move's score, bound and line. */
