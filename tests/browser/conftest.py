@@ -179,6 +179,47 @@ def click_move(page: Any, uci: str) -> None:
         page.locator(f"#promotion button[data-piece={uci[4]}]").click()
 
 
+def selected_info(node_id: int) -> str:
+    """A JS predicate: the page holds the server's details of node ``node_id``."""
+    return f"() => (window.canopy.state.inside.nodeInfo || {{}}).id === {node_id}"
+
+
+def tab(page: Any, name: str) -> None:
+    page.click(f"#tab-{name}")
+    page.wait_for_function(f"() => document.body.dataset.tab === '{name}'")
+    # The keys pressed next (Space) would give the clicked tab a focus ring in the pictures.
+    page.evaluate("document.activeElement.blur()")
+
+
+def analyse(page: Any, *, at_least: int) -> None:
+    """Start an analysis, wait for ``at_least`` iterations, stop, wait until idle."""
+    page.keyboard.press("Space")
+    page.wait_for_function(
+        f"() => Number(document.body.dataset.iterations) >= {at_least}", timeout=30_000
+    )
+    page.keyboard.press("Space")
+    page.wait_for_function(
+        "() => window.canopy.state.game.search.status === 'idle'"
+        " && window.canopy.state.stats && !window.canopy.state.stats.running"
+    )
+
+
+def step_times(page: Any, times: int) -> dict[str, Any]:
+    """Press Step (in the Step tab) ``times`` times, each once the page has drawn the
+    previous step's phases; the last step frame. (The page rebuilds the phases for each
+    step, so a phase without the mark set here is the new step's.)"""
+    for _ in range(times):
+        page.evaluate(
+            "document.querySelectorAll('#phases .phase').forEach((e) => (e.dataset.seen = 1))"
+        )
+        page.click("#step-once")
+        page.wait_for_function(
+            "() => { const p = document.querySelector('#phases .phase');"
+            " return !!p && !p.dataset.seen; }"
+        )
+    return dict(page.evaluate("window.canopy.state.inside.step"))
+
+
 #: Where screenshots go: docs/screenshots with ``CANOPY_SCREENSHOTS=1`` (to refresh the
 #: committed ones), otherwise a temporary directory, so a test run leaves git clean.
 _shots: dict[str, Path] = {}
@@ -194,9 +235,13 @@ def _screenshot_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 
 
 def screenshot(page: Any, name: str, *, full_page: bool = False) -> Path:
-    """Save a screenshot (see ``_screenshot_dir`` for where) and return its path."""
+    """Save a screenshot (see ``_screenshot_dir`` for where) and return its path; ``page``
+    may also be a locator, for a picture of that element alone."""
     folder = _shots.get("dir", SCREENSHOTS)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
-    page.screenshot(path=str(path), full_page=full_page)
+    if full_page:
+        page.screenshot(path=str(path), full_page=True)
+    else:
+        page.screenshot(path=str(path))
     return path

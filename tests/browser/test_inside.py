@@ -15,7 +15,15 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import api_create, open_game, screenshot
+from tests.browser.conftest import (
+    analyse,
+    api_create,
+    open_game,
+    screenshot,
+    selected_info,
+    step_times,
+    tab,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -25,31 +33,6 @@ SCHOLAR = "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4"
 PHASES = ["selection", "expansion", "simulation", "backpropagation"]
 #: A middlegame where the moves differ in value without a mate in one.
 MIDDLEGAME = "r2q1rk1/ppp2ppp/2np1n2/2b1p1B1/2B1P1b1/2NP1N2/PPP2PPP/R2Q1RK1 w - - 6 8"
-
-
-def selected_info(node_id: int) -> str:
-    """A JS predicate: the page holds the server's details of node ``node_id``."""
-    return f"() => (window.canopy.state.inside.nodeInfo || {{}}).id === {node_id}"
-
-
-def tab(page: Any, name: str) -> None:
-    page.click(f"#tab-{name}")
-    page.wait_for_function(f"() => document.body.dataset.tab === '{name}'")
-    # The keys pressed next (Space) would give the clicked tab a focus ring in the pictures.
-    page.evaluate("document.activeElement.blur()")
-
-
-def analyse(page: Any, *, at_least: int) -> None:
-    """Start an analysis, wait for ``at_least`` iterations, stop, wait until idle."""
-    page.keyboard.press("Space")
-    page.wait_for_function(
-        f"() => Number(document.body.dataset.iterations) >= {at_least}", timeout=30_000
-    )
-    page.keyboard.press("Space")
-    page.wait_for_function(
-        "() => window.canopy.state.game.search.status === 'idle'"
-        " && window.canopy.state.stats && !window.canopy.state.stats.running"
-    )
 
 
 def visible_node(page: Any, *, min_size: float = 6.0) -> Any:
@@ -196,8 +179,9 @@ def test_the_tree_view_draws_nodes_and_a_click_opens_node_details(server, page) 
             assert not overlaps(card.bounding_box(), selected.bounding_box())
 
 
-def test_the_tree_view_follows_a_running_search(server, page) -> None:
-    game = api_create(server, human="both", algorithm="uct")
+@pytest.mark.parametrize("algorithm", ["uct", "mcts"])
+def test_the_tree_view_follows_a_running_search(server, page, algorithm: str) -> None:
+    game = api_create(server, human="both", algorithm=algorithm)
     open_game(page, server, game)
     tab(page, "tree")
     page.select_option("#tree-size", "50")
@@ -221,9 +205,7 @@ def test_step_mode_shows_the_four_phases_with_their_numbers(server, page) -> Non
     open_game(page, server, game)
     tab(page, "step")
     page.select_option("#step-speed", "fast")
-    for n in range(1, 26):
-        page.click("#step-once")
-        page.wait_for_function(f"() => Number(document.body.dataset.steps) >= {min(n, 30)}")
+    step_times(page, 25)
     phases = page.locator("#phases .phase")
     assert phases.count() == 4
     titles = [t.strip() for t in page.locator("#phases .phase h3").all_text_contents()]
@@ -314,9 +296,7 @@ def test_step_mode_shows_the_bfms_overwrite_rule(server, page) -> None:
     game = api_create(server, human="both", algorithm="bfms", fen=MIDDLEGAME)
     open_game(page, server, game)
     tab(page, "step")
-    for n in range(1, 6):
-        page.click("#step-once")
-        page.wait_for_function(f"() => Number(document.body.dataset.steps) >= {n}")
+    step_times(page, 5)
     back = page.locator("#phases .phase[data-phase=backpropagation]").inner_text()
     assert "−max" in back and "overwritten" in back
     selection = page.locator("#phases .phase[data-phase=selection]").inner_text()
@@ -330,8 +310,7 @@ def test_step_mode_shows_a_playout_cut_off_and_scored_by_the_evaluation(server, 
     )
     open_game(page, server, game)
     tab(page, "step")
-    page.click("#step-once")
-    page.wait_for_function("() => Number(document.body.dataset.steps) >= 1")
+    step_times(page, 1)
     sim = page.evaluate("window.canopy.state.inside.step.simulation")
     assert sim["plies"] == 6 and sim["at_cap"] == "eval"
     text = page.locator("#phases .phase[data-phase=simulation]").inner_text()
@@ -361,25 +340,35 @@ def test_the_charts_draw_the_search_over_time(server, page) -> None:
     screenshot(page, "charts.png")
 
 
-def test_the_threads_view_shows_each_thread_beside_the_merge(server, page) -> None:
-    game = api_create(server, human="both", fen=MIDDLEGAME, algorithm="uct", threads=2)
+@pytest.mark.parametrize(("algorithm", "iterations"), [("uct", 4000), ("mcts", 1500)])
+def test_the_threads_view_shows_each_thread_beside_the_merge(
+    server, page, algorithm: str, iterations: int
+) -> None:
+    game = api_create(server, human="both", fen=MIDDLEGAME, algorithm=algorithm, threads=2)
     open_game(page, server, game)
     tab(page, "threads")
-    analyse(page, at_least=4000)
+    analyse(page, at_least=iterations)
     page.wait_for_selector(".threads-table tbody tr")
     head = page.locator(".threads-table thead").inner_text()
     assert "thread 0" in head and "thread 1" in head
     stats = page.evaluate("window.canopy.state.stats")
-    first = stats["moves"][0]
-    per_thread = [
-        next((m["visits"] for m in t["moves"] if m["move"] == first["move"]), None)
-        for t in stats["thread_stats"]
-    ]
-    if None not in per_thread:  # (each thread lists the merged top 16)
-        assert sum(per_thread) == first["visits"]  # the merge adds the threads' visits
-    assert page.locator(".threads-table tbody tr").first.locator(".merge-bar .seg").count() == 2
+    per_thread = [{m["move"]: m for m in t["moves"]} for t in stats["thread_stats"]]
+    assert len(per_thread) == 2 and all(t["iterations"] > 0 for t in stats["thread_stats"])
+    rows = page.locator(".threads-table tbody tr")
+    checked = 0
+    for k, merged in enumerate(stats["moves"][: rows.count()]):
+        own = [t.get(merged["move"]) for t in per_thread]
+        if None in own:  # (each thread lists its own top moves)
+            continue
+        assert sum(m["visits"] for m in own) == merged["visits"]  # the merge adds visits
+        cells = rows.nth(k).locator("td").all_text_contents()  # each thread's N beside it
+        assert cells[3].startswith(f"{own[0]['visits']:,} / ")
+        assert cells[4].startswith(f"{own[1]['visits']:,} / ")
+        checked += 1
+    assert checked >= 3
+    assert rows.first.locator(".merge-bar .seg").count() == 2
     show_from_the_top(page, "#panel-threads", 1280)
-    screenshot(page, "threads.png")
+    screenshot(page, "threads.png" if algorithm == "uct" else f"threads-{algorithm}.png")
 
 
 def test_race_mode_shows_two_tables_side_by_side(server, page) -> None:
@@ -428,9 +417,7 @@ def test_the_exports_parse_and_match_the_tree(server, page, tmp_path: Path) -> N
     for node in tree["nodes"][: len(drawn)]:
         assert drawn[node["id"]]["visits"] == node["visits"]  # the drawn tree's numbers
     tab(page, "step")
-    for n in range(1, 4):
-        page.click("#step-once")
-        page.wait_for_function(f"() => Number(document.body.dataset.steps) >= {n}")
+    step_times(page, 3)
     with page.expect_download() as download:
         page.click("#export-steps")
     path = tmp_path / "steps.json"

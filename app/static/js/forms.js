@@ -97,7 +97,8 @@ export function createEngineFields(container, { limits }) {
   syncBudget();
 
   function setAlgorithms(list, values = {}) {
-    algorithms = list || [];
+    // The default opponent heads the menu; the rest keep the server's order.
+    algorithms = (list || []).filter((a) => a.default).concat((list || []).filter((a) => !a.default));
     algoSelect.replaceChildren(
       ...algorithms.map((a) => h("option", { value: a.name, title: a.title }, `${a.name} — ${a.summary}`)),
     );

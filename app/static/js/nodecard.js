@@ -75,7 +75,9 @@ export function createNodeCard(container, { onSelect, onClose }) {
     ];
     if (id !== 0) {
       rows.push(["Q", qText(game, qWhite, q, moverColor)]);
-      if (fresh) rows.push(["eval", `${signed(fresh.eval, 3)} for ${mover}`]);
+      // PUCT (mcts) ranks a node by its implicit minimax value, which its eval is.
+      const evalLabel = fresh && fresh.selection && fresh.selection.rule === "puct" ? "minimax" : "eval";
+      if (fresh) rows.push([evalLabel, `${signed(fresh.eval, 3)} for ${mover}`]);
     }
     if (fresh && evalsOf) {
       // Both static evaluations (the "hand · learned" toggle): the server's numbers are for
@@ -94,7 +96,7 @@ export function createNodeCard(container, { onSelect, onClose }) {
     facts.replaceChildren(...rows.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
     const sel = fresh && fresh.selection;
     if (sel) {
-      const c = sel.params.c ?? sel.params.C;
+      const c = sel.params.c ?? sel.params.C ?? sel.params.c_puct;
       const exploit = sel.exploit_label || "Q/N";
       formula.replaceChildren(
         h("span", { class: "hint" }, `${sel.formula} — as its parent sees it, for ${mover} (N_parent = ${count(sel.parent_visits)}${c !== undefined ? `, c = ${fixed(c, 2)}` : ""}):`),

@@ -9,7 +9,7 @@
 import { arrowShapes } from "./arrows.js";
 import { h } from "./dom.js";
 import { count, fixed, formatLine, plyLabel, signed } from "./notation.js";
-import { opposite, sideName, turnOf } from "./state.js";
+import { opposite, proofText, sideName, turnOf } from "./state.js";
 
 const PHASES = ["selection", "expansion", "simulation", "backpropagation"];
 export const PHASE_TITLES = ["1 · Selection", "2 · Expansion", "3 · Simulation", "4 · Back-propagation"];
@@ -45,6 +45,26 @@ export function isDeepening(step) {
   return !!step && step.stepping === "depth";
 }
 
+// Why a step ran no iteration (the batch kernel's return code; 0, DONE, ran one).
+const IDLE_REASONS = {
+  1: "the tree is full (its node budget), so no node can be added",
+  2: "the search was stopped before the iteration finished",
+  3: "the game is over in this position",
+  4: "the search has reached its maximum depth",
+  5: "the root is proven (its result is known for certain: see the Moves table), so there is nothing left to search",
+};
+
+/** A step that ran no iteration: why, or null when one ran. */
+function idleReason(step) {
+  if (!step || step.iterations !== 0) return null;
+  return `No iteration ran: ${IDLE_REASONS[step.code] || "the search could not go on"}.`;
+}
+
+/** "The root position" at the start of a sentence (a line of moves starts with a digit). */
+function capitalised(text) {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 /** A formula as the server writes it, with square roots as the sign. */
 function formulaText(formula) {
   return (formula || "").replaceAll("sqrt", "√");
@@ -75,7 +95,7 @@ function selectionPanel(step, ctx) {
       "div",
       { class: "level-head" },
       h("span", { class: "level-no" }, `Level ${i + 1}`),
-      h("span", {}, ` at ${where(step, lines[i])} · N = ${count(level.visits)} · ${chooser} chooses`),
+      h("span", {}, ` at ${where(step, lines[i])} · N = ${count(level.visits)} · ${chooser} ${ctx.game === "knight" ? "choose" : "chooses"}`),
     );
     const box = h("div", { class: "level", dataset: { level: String(i) } }, head);
     if (level.rule === "expand" || level.rule === "random-unvisited") {
@@ -94,6 +114,7 @@ function selectionPanel(step, ctx) {
 }
 
 function formulaTable(step, level, ctx) {
+  if (level.rule === "puct") return puctTable(step, level, ctx);
   // "eval": each child ranks by its value (bfms); "q": by its mean reward W/N (UCB1)
   const byEval = level.value_kind === "eval";
   const rows = (level.children || []).slice().sort((a, b) => {
@@ -126,7 +147,66 @@ function formulaTable(step, level, ctx) {
       h("thead", {}, h("tr", {}, head.map((t, k) => h("th", { class: k === 0 ? "" : "num" }, t)))),
       h("tbody", {}, body),
     ),
-    ...selectionNotes(level.children || [], rows, shown.length, level.children_trimmed || 0, byEval),
+    ...selectionNotes(level.children || [], rows, shown.length, level.children_trimmed || 0, byEval ? "scores" : "UCB1"),
+  );
+}
+
+/** The selection rows of a PUCT level (mcts): each child's prior P, its mean reward Q,
+ * its implicit minimax value, the blend of the two the formula uses (an unevaluated
+ * child: its parent's urgency instead), the exploration term and the PUCT score. Every
+ * value is for the side choosing here, who makes the move. */
+function puctTable(step, level, ctx) {
+  const params = ctx.params || {};
+  const chooser = chooserAt(step, level.depth); // who moves into each child
+  const rows = (level.children || []).slice().sort((a, b) => b.score - a.score || b.visits - a.visits);
+  const shown = rows.slice(0, 8);
+  const head = [
+    ["Move", ""],
+    ["N", "visits"],
+    ["P", "prior: the move-ordering guess"],
+    ["Q", "mean reward W/N"],
+    ["minimax", "implicit minimax value, in [−1, 1]"],
+    [level.exploit_label || "value", "(1 − α)·Q + α·(1 + minimax)/2; unevaluated: the parent's urgency"],
+    ["+ explore", "c·P·√N_parent / (1 + N)"],
+    [`= ${level.score_label || "PUCT"}`, ""],
+    ["", ""],
+  ];
+  const body = shown.map((c) => {
+    const proof = proofFor(ctx.game, c, chooser);
+    const cells = [
+      c.san,
+      count(c.visits),
+      fixed(c.prior),
+      c.q_mean === null || c.q_mean === undefined ? "–" : fixed(c.q_mean),
+      proof || (c.evaluated ? signed(c.minimax, 3) : "not yet"),
+      c.evaluated ? fixed(c.q) : `${fixed(c.q)} urgency`,
+      fixed(c.explore),
+      fixed(c.score),
+      c.winner ? "✔ best" : c.proof === -1 ? "never chosen" : "",
+    ];
+    return h(
+      "tr",
+      { class: [c.winner ? "winner" : "", c.evaluated ? "" : "unevaluated", proof ? "proven" : ""].filter(Boolean).join(" ") },
+      cells.map((v, k) => h("td", { class: k === 0 ? "san" : k === cells.length - 1 ? "mark" : "num" }, v)),
+    );
+  });
+  const values = [
+    params.alpha !== undefined ? `α = ${fixed(params.alpha, 2)}` : null,
+    params.c_puct !== undefined ? `c = ${fixed(params.c_puct, 2)}` : null,
+    `N_parent = ${count(level.visits)}`,
+  ].filter(Boolean);
+  return h(
+    "div",
+    { class: "formula-wrap" },
+    h("p", { class: "formula" }, `${level.score_label || "PUCT"} = ${formulaText(level.formula)}`, h("span", { class: "hint" }, ` · ${values.join(", ")}`)),
+    h(
+      "table",
+      { class: "formula-table puct" },
+      h("thead", {}, h("tr", {}, head.map(([t, title], k) => h("th", { class: k === 0 ? "" : "num", title: title || null }, t)))),
+      h("tbody", {}, body),
+    ),
+    h("p", { class: "hint" }, "Q and minimax are for the side choosing here. A child not yet evaluated counts as its parent's own evaluation less the first-play urgency; a child proven lost is never chosen."),
+    ...selectionNotes(level.children || [], rows, shown.length, level.children_trimmed || 0, "scores"),
   );
 }
 
@@ -141,7 +221,7 @@ function sameScore(a, b) {
  * the table's), and the rows not shown: tied with the winner, lower, or not sent at all.
  * `rows` are the children sorted best first; the frame's scores are rounded, so a tie
  * whose winner is not the first in list order differed in digits the frame dropped. */
-export function selectionNotes(listed, rows, shownCount, trimmed, byEval = false) {
+export function selectionNotes(listed, rows, shownCount, trimmed, lowerLabel = "UCB1") {
   const notes = [];
   if (!rows.length) return notes;
   const top = rows[0].score;
@@ -161,7 +241,7 @@ export function selectionNotes(listed, rows, shownCount, trimmed, byEval = false
   const parts = [];
   const moves = (n) => `${n} more move${n === 1 ? "" : "s"}`;
   if (hiddenTied) parts.push(`${moves(hiddenTied)} tied at the top`);
-  if (lower) parts.push(`${moves(lower)} with lower ${byEval ? "scores" : "UCB1"}`);
+  if (lower) parts.push(`${moves(lower)} with lower ${lowerLabel}`);
   if (trimmed) parts.push(`${moves(trimmed)} not sent (wide level)`);
   if (parts.length) notes.push(h("p", { class: "hint" }, `… and ${parts.join(", ")}.`));
   return notes;
@@ -170,6 +250,19 @@ export function selectionNotes(listed, rows, shownCount, trimmed, byEval = false
 function workedExample(step, level, c, ctx) {
   const params = ctx.params || {};
   const np = level.visits;
+  if (level.rule === "puct") {
+    const cParam = params.c_puct !== undefined ? fixed(params.c_puct, 2) : "c";
+    const explore = `${cParam}·${fixed(c.prior)}·√${np} / (1 + ${c.visits}) = ${fixed(c.explore)}`;
+    const label = level.score_label || "PUCT";
+    if (!c.evaluated) {
+      return `${c.san} wins: not yet evaluated, it counts as its parent's urgency ${fixed(c.q)}; ${explore}; ${fixed(c.q)} + ${fixed(c.explore)} = ${fixed(c.score)}, ${largest(level, c, label)}.`;
+    }
+    const a = params.alpha !== undefined ? fixed(params.alpha, 2) : "α";
+    const blend = c.visits
+      ? `(1 − ${a})·${fixed(c.q_mean)} + ${a}·(1 ${signed(c.minimax, 3).replace(/^([+−])/, "$1 ")})/2 = ${fixed(c.q)}`
+      : `(1 ${signed(c.minimax, 3).replace(/^([+−])/, "$1 ")})/2 = ${fixed(c.q)} (evaluated, never visited: its minimax alone)`;
+    return `${c.san} wins: ${blend}; ${explore}; ${fixed(c.q)} + ${fixed(c.explore)} = ${fixed(c.score)}, ${largest(level, c, label)}.`;
+  }
   if (level.value_kind === "eval") {
     const C = params.C ?? "C";
     if (!c.visits) {
@@ -237,16 +330,31 @@ function expansionPanel(step, ctx) {
       ),
     );
   } else {
+    // How the new children were scored (mcts says by its `expand` parameter): lazily, none
+    // yet, only the one the formula goes on to, in the simulation; evaluating, by leaf
+    // searches as the node is expanded — most only against a bound (a null window, or not
+    // at all after a cut), so their numbers are not scores to list; other algorithms, by
+    // the static evaluation.
+    const params = ctx.params || {};
+    const lazy = params.expand === "lazy";
+    const evaluating = params.expand === "evaluate";
+    const scorer = params.leaf === "static" ? "the static evaluation" : "quiescence searches";
+    const how = lazy
+      ? "each with its prior (a move-ordering guess) and none scored yet: the formula picks one to go on to, and the simulation scores that one"
+      : evaluating
+        ? `and scored by ${scorer}: the first exactly, the others only as far as needed to rank them against it (the simulation says how many)`
+        : "each scored by the static evaluation";
+    const valued = !lazy && !evaluating;
     out.push(
-      h("p", { class: "lede" }, `All ${nodes.length} moves of ${parentLine} are added at once (${mover} to choose among them), each scored by the static evaluation:`),
+      h("p", { class: "lede" }, `All ${nodes.length} moves of ${parentLine} are added at once (${mover} to choose among them), ${how}:`),
       h(
         "ol",
         { class: "chips" },
         nodes
           .slice()
-          .sort((a, b) => b.value - a.value)
+          .sort((a, b) => (valued ? b.value - a.value : 0))
           .slice(0, 24)
-          .map((n) => h("li", { class: n.terminal ? "terminal" : "" }, h("strong", {}, n.san || n.move), ` ${signed(n.value, 2)}`)),
+          .map((n) => h("li", { class: n.terminal ? "terminal" : "" }, h("strong", {}, n.san || n.move), valued ? ` ${signed(n.value, 2)}` : "")),
       ),
       nodes.length > 24 ? h("p", { class: "hint" }, `… and ${nodes.length - 24} more.`) : null,
     );
@@ -256,6 +364,7 @@ function expansionPanel(step, ctx) {
 
 function simulationPanel(step, ctx) {
   const sim = step.simulation || {};
+  const exp = step.expansion || {};
   const { full } = levelLines(step);
   const leafSans = full;
   const leafLine = leafSans.length ? formatLine(leafSans, step.fen) : "the root position";
@@ -333,6 +442,14 @@ function simulationPanel(step, ctx) {
         ),
       ];
     case "quiescence": {
+      if (sim.expanded) {
+        // expand=evaluate: the leaf's children were scored as it was expanded; no line.
+        return [
+          h("p", { class: "lede" }, `Instead of a random playout, ${leafLine} is expanded and its children are scored by leaf searches; its score is their minimax value: the best reply's score, negated.`),
+          h("p", {}, capitalised(sim.note || "")),
+          scoreFacts("minimax score", sim, leafMover),
+        ];
+      }
       const line = formatLine(sim.san || [], step.leaf_fen, { max: 40 });
       const random = sim.random_plies || 0;
       const lede = random
@@ -340,19 +457,27 @@ function simulationPanel(step, ctx) {
         : `Instead of a random playout, ${leafLine} is scored by a quiescence search: the captures play out until the position is quiet, where the evaluation scores it.`;
       return [
         h("p", { class: "lede" }, lede),
-        h("p", {}, sim.note || ""),
+        h("p", {}, capitalised(sim.note || "")),
         h("p", { class: "playout" }, sim.cached ? "(from the table: no line)" : line || "(already quiet: the evaluation scores the leaf itself)"),
-        h(
-          "dl",
-          { class: "facts" },
-          h("dt", {}, "score"),
-          h("dd", {}, `${signed(sim.score, 3)} for ${leafMover} (in [−1, 1])`),
-          h("dt", {}, "reward"),
-          h("dd", {}, h("strong", {}, fixed(sim.reward, 3)), ` for ${leafMover} ((1 + score) / 2)`),
-        ),
+        scoreFacts("score", sim, leafMover),
       ];
     }
     case "terminal":
+      if (exp.parent && sim.leaf && exp.parent.node === sim.leaf.node) {
+        // The leaf was expanded by this very step and one of its moves ends the game: the
+        // leaf is proven (MCTS-Solver), not itself a finished game.
+        const row = (step.backpropagation || [])[0] || {};
+        const proof = proofFor(ctx.game, row, leafSans.length % 2 === 1 ? rootTurn : opposite(rootTurn));
+        return [
+          h("p", { class: "lede" }, `${capitalised(leafLine)} was expanded, and its moves settle it: it is proven${proof ? ` (${proof})` : ""}, so there is nothing to simulate. Its result is the reward.`),
+          h(
+            "dl",
+            { class: "facts" },
+            h("dt", {}, "reward"),
+            h("dd", {}, h("strong", {}, fixed(sim.reward, 2)), ` for ${leafMover}, who moved into the leaf (1 win, ½ draw, 0 loss)`),
+          ),
+        ];
+      }
       return [
         h("p", { class: "lede" }, `${leafLine} is a finished game, so there is nothing to simulate: its result is the reward.`),
         h(
@@ -367,6 +492,18 @@ function simulationPanel(step, ctx) {
     default:
       return [h("p", {}, "No simulation in this iteration.")];
   }
+}
+
+/** A leaf's score in [−1, 1] and the reward made of it, both for `leafMover`. */
+function scoreFacts(label, sim, leafMover) {
+  return h(
+    "dl",
+    { class: "facts" },
+    h("dt", {}, label),
+    h("dd", {}, `${signed(sim.score, 3)} for ${leafMover} (in [−1, 1])`),
+    h("dt", {}, "reward"),
+    h("dd", {}, h("strong", {}, fixed(sim.reward, 3)), ` for ${leafMover} ((1 + score) / 2)`),
+  );
 }
 
 /** One more depth of iterative deepening: every root move's score, bound and line. */
@@ -422,6 +559,7 @@ function backpropPanel(step, ctx) {
       ),
     ];
   }
+  if (rows[0].rule === "average + minimax") return averageMinimaxRows(step, ctx, rows, line);
   return [
     h("p", { class: "lede" }, "From the leaf back to the root, every node on the path gets one more visit and the reward is added to its total W, so Q = W/N moves towards it. The reward flips (1 − r) at each level: a good result for one side is a bad one for the other."),
     h(
@@ -448,6 +586,53 @@ function backpropPanel(step, ctx) {
   ];
 }
 
+/** A proof as words for the side that wins it ("mate in 2 for White"), "proven draw",
+ * or "" (not proven); `row.proof` is for `mover`, the side that moved into the node. */
+function proofFor(game, row, mover) {
+  if (!row.proof) return "";
+  if (row.proof === 2) return "proven draw";
+  const winner = row.proof > 0 ? mover : opposite(mover);
+  const text = proofText({ proof: 1, mate: row.mate });
+  return `${text === "proven win" ? "proven win" : text} for ${sideName(game, winner)}`;
+}
+
+/** Averaging with implicit minimax (mcts): N, W and Q as UCT's rows, and beside them
+ * each node's minimax value (the negamax of its children's evaluations) before and after,
+ * and its proof when it has one (a proof found by this step is marked). */
+function averageMinimaxRows(step, ctx, rows, line) {
+  const rootTurn = turnOf(step.fen);
+  const moverOf = (depth) => (depth % 2 === 1 ? rootTurn : opposite(rootTurn));
+  return [
+    h("p", { class: "lede" }, "From the leaf back to the root, every node on the path gets one more visit and the reward is added to its total W, so Q = W/N moves towards it (the reward flips, 1 − r, at each level). Each node also keeps its implicit minimax value, the negamax of its children's evaluations, recomputed on the way up; a node with a child proven lost for the side to move there is proven won, and one whose moves all lose is proven lost."),
+    h(
+      "table",
+      { class: "formula-table backprop" },
+      h("thead", {}, h("tr", {}, ["Node", "reward", "N", "Q", "minimax", "proof"].map((t, k) => h("th", { class: k === 0 || k === 5 ? "" : "num" }, t)))),
+      h(
+        "tbody",
+        {},
+        rows.map((r) => {
+          const proof = proofFor(ctx.game, r, moverOf(r.depth));
+          const changed = r.minimax_before === null || Math.abs(r.minimax_after - r.minimax_before) > 1e-6;
+          const qBefore = r.q_before === null || r.q_before === undefined ? "–" : fixed(r.q_before);
+          const mmBefore = r.minimax_before === null ? "new" : signed(r.minimax_before, 3);
+          return h(
+            "tr",
+            { class: [changed ? "changed" : "", proof ? "proven" : ""].filter(Boolean).join(" ") },
+            h("td", { class: "san" }, line(r)),
+            h("td", { class: "num" }, `+${fixed(r.reward, 2)}`),
+            h("td", { class: "num" }, `${count(r.visits_before)} → ${count(r.visits_after)}`),
+            h("td", { class: "num" }, `${qBefore} → `, h("strong", {}, fixed(r.q_after))),
+            h("td", { class: "num" }, `${mmBefore} → `, h("strong", {}, signed(r.minimax_after, 3))),
+            h("td", { class: "proof" }, proof),
+          );
+        }),
+      ),
+    ),
+    h("p", { class: "hint" }, "Q and minimax of each node are for the side that moved into it (the root's: the side not to move)."),
+  ];
+}
+
 const BUILDERS = [selectionPanel, expansionPanel, simulationPanel, backpropPanel];
 
 /** One line about a step, for the history list and toasts. */
@@ -455,7 +640,8 @@ export function stepSummary(step) {
   const { full } = levelLines(step);
   const sim = step.simulation || {};
   const parts = [`#${(step.iteration ?? 0) + 1}`];
-  if (isDeepening(step)) parts.push(`depth ${sim.depth}`);
+  if (idleReason(step)) parts.push("no iteration");
+  else if (isDeepening(step)) parts.push(`depth ${sim.depth}`);
   else parts.push(full.length ? full.join(" ") : "root");
   const added = step.expansion && step.expansion.nodes ? step.expansion.nodes.length : 0;
   if (added) parts.push(`+${added}`);
@@ -471,12 +657,14 @@ export function buildStep(step, ctx) {
   const threads = ctx.threads || 1;
   header.push(`Iteration ${count((step.iteration ?? 0) + 1)} · ${step.algorithm}`);
   if (threads > 1) header.push(`thread ${step.thread} of ${threads} ran it (root parallelism: each thread has its own tree)`);
+  const idle = idleReason(step);
+  if (idle) header.push("no iteration");
   const panels = PHASES.map((phase, i) =>
     h(
       "section",
       { class: "phase", dataset: { phase }, "aria-label": PHASE_TITLES[i] },
       h("h3", {}, PHASE_TITLES[i]),
-      h("div", { class: "phase-body" }, BUILDERS[i](step, ctx)),
+      h("div", { class: "phase-body" }, idle ? h("p", { class: "idle" }, idle) : BUILDERS[i](step, ctx)),
     ),
   );
   return { header: header.join(" · "), panels };

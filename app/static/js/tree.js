@@ -212,13 +212,15 @@ export function createTreeView(container, { onSelect, layout = "down", labels = 
       .join(" ");
     const n = d.data.data;
     const parentVisits = d.parent ? d.parent.data.data.visits : null;
-    tip.replaceChildren(
+    // (replaceChildren writes a null as the text "null": the lines left out are dropped.)
+    const lines = [
       h("strong", {}, line || "the root position"),
       h("span", {}, `N ${count(n.visits)}${parentVisits ? ` (${((100 * n.visits) / Math.max(1, parentVisits)).toFixed(1)}% of its parent)` : ""}`),
       d.parent ? h("span", {}, `Q ${qLabel ? qLabel(n, d.depth) : `${fixed(n.q_white)} for White`}`) : null,
       n.terminal ? h("span", {}, "game over here") : null,
       h("span", { class: "hint" }, "click for details"),
-    );
+    ];
+    tip.replaceChildren(...lines.filter(Boolean));
     const box = container.getBoundingClientRect();
     tip.hidden = false;
     const x = Math.min(event.clientX - box.left + 14, box.width - tip.offsetWidth - 4);
