@@ -112,11 +112,21 @@ def proof_fields(stats: ChildStats) -> dict[str, Any]:
 def selection_terms(
     controller: SearchController, node: int, parent_visits: int
 ) -> dict[str, float | None]:
-    """Selection terms of ``node`` as its parent sees them: exploitation, exploration, sum."""
+    """Selection terms of ``node`` as its parent sees them: exploitation, exploration, sum,
+    and whatever else the algorithm's step table shows of a sibling (``mcts``: the prior,
+    the minimax value, the mean reward)."""
     worker = tree_worker(controller)
     stats = worker.child_stats(node)
-    terms = controller.algorithm.selection_terms(stats, parent_visits, controller.params)
+    algorithm = controller.algorithm
+    terms = algorithm.selection_terms(stats, parent_visits, controller.params)
+    row = algorithm.selection_row(stats, terms)
+    extra = {
+        key: finite(value) if isinstance(value, float) else value
+        for key, value in row.items()
+        if key not in ("value_sum", "q", "explore", "score", "proof", "mate")
+    }
     return {
+        **extra,
         "exploit": finite(terms.exploit),
         "explore": finite(terms.explore),
         "score": finite(terms.score),

@@ -247,13 +247,22 @@ def _expansion(view: StepView) -> dict[str, Any]:
 def terminal_simulation(view: StepView) -> dict[str, Any]:
     """The leaf's game is over: no simulation, its result is backed up (with the value
     it holds when the algorithm backs values up by negamax)."""
-    outcome = int(view.tree.outcome[view.leaf])
+    tree, leaf = view.tree, view.leaf
+    outcome = int(tree.outcome[leaf])
+    finished = bool(tree.flags[leaf] & TERMINAL)
+    note = (
+        "the game is over at this node: its result is backed up as it is"
+        if finished
+        else "this node's result is proven (its children decide it): that result is backed "
+        "up as it is"
+    )
     simulation: dict[str, Any] = {
         "kind": "terminal",
-        "leaf": view.name(view.leaf),
+        "leaf": view.name(leaf),
         "outcome": outcome,
         "reward": 0.5 * (outcome + 1),
-        "note": "the game is over at this node: its result is backed up as it is",
+        "finished": finished,
+        "note": note,
     }
     if view.algorithm.backup_rule == "negamax":
         simulation["value"] = float(view.tree.value[view.leaf])

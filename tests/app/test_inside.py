@@ -125,6 +125,24 @@ def test_node_details_match_the_tree_and_recompute_ucb1(client, connect) -> None
         assert node["pv"][0] == node["children"][0]["move"]
 
 
+def test_an_mcts_node_card_carries_its_prior_and_puct_terms(client, connect) -> None:
+    """The node card shows what PUCT weighs: the prior of the move into the node (the
+    children's priors sum to 1), its minimax value, and the terms adding up to its score."""
+    game = new_game(client, human="both", algorithm="mcts")
+    ws = connect(game)
+    ws.recv()
+    nodes = _decode(_search(ws, 300))
+    target = next(n for n in nodes if n["depth"] == 1 and n["visits"] >= 3)
+    ws.send({"type": "node", "id": target["id"]})
+    sel = ws.until(lambda f: f["type"] == "node")["selection"]
+    assert 0.0 < sel["prior"] <= 1.0 and sel["minimax"] is not None
+    assert sel["exploit"] + sel["explore"] == pytest.approx(sel["score"], abs=1e-4)
+    ws.send({"type": "node", "id": 0})
+    root = ws.until(lambda f: f["type"] == "node")
+    siblings = [c["prior"] for c in root["children"]]
+    assert all(p is not None and p > 0 for p in siblings) and sum(siblings) <= 1.0 + 1e-4
+
+
 def test_spectators_may_inspect_nodes_and_bad_ids_are_refused(client, connect) -> None:
     game = new_game(client, human="both")
     player, watcher = connect(game), connect(game, token=False)

@@ -104,6 +104,7 @@ export function createNodeCard(container, { onSelect, onClose }) {
         sel.score === null
           ? h("strong", {}, "∞ — never visited, so it will be tried before any sibling is tried twice")
           : h("strong", {}, `${exploit} ${fixed(sel.exploit)} + explore ${fixed(sel.explore)} = ${fixed(sel.score)}`),
+        ...(typeof sel.prior === "number" ? [h("br"), h("span", { class: "hint" }, `prior P = ${fixed(sel.prior, 3)} (the move-ordering estimate, or a softmax of the scores its parent's expansion gave)`)] : []),
       );
     } else {
       formula.replaceChildren(id === 0 ? h("span", { class: "hint" }, "The root is where every iteration starts; its children are the moves in the table.") : h("span", { class: "hint" }, fresh ? "" : "loading the node's details…"));

@@ -479,7 +479,9 @@ function simulationPanel(step, ctx) {
         ];
       }
       return [
-        h("p", { class: "lede" }, `${leafLine} is a finished game, so there is nothing to simulate: its result is the reward.`),
+        h("p", { class: "lede" }, sim.finished === false
+          ? `${capitalised(leafLine)} is proven — its children decide its result — so there is nothing to simulate: that result is the reward.`
+          : `${leafLine} is a finished game, so there is nothing to simulate: its result is the reward.`),
         h(
           "dl",
           { class: "facts" },

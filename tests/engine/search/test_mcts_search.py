@@ -259,3 +259,19 @@ def test_a_proven_child_reads_as_its_result_in_the_table_and_the_tree_view() -> 
 def test_uci_reports_a_proven_mate_in_two_as_score_mate_2() -> None:
     _, info = search("chess", QUIET_MATE_IN_TWO)
     assert move_score("mcts", info.moves[0]).uci() == "mate 2"
+
+
+def test_a_proven_node_reached_by_selection_is_not_called_a_finished_game() -> None:
+    """Once a move of the mate in two is proven, the search may walk into it again: the
+    step trace says its result is proven by its children, not that its game is over."""
+    controller = SearchController("chess", QUIET_MATE_IN_TWO, algorithm="mcts", seed=1)
+    notes = []
+    for _ in range(400):
+        if controller.workers[0].tree.flags[0] & PROVEN:
+            break
+        sim = controller.step().simulation
+        if sim.get("kind") == "terminal":
+            notes.append((sim["finished"], sim["note"]))
+    assert any(not finished for finished, _ in notes)
+    for finished, note in notes:
+        assert ("game is over" in note) == finished and ("proven" in note) != finished
