@@ -5,7 +5,8 @@
 
 Each ``*.json`` there is what ``canopy match --json`` printed, plus three keys written when
 the match was filed: ``section`` (which table it belongs to: ``alphabeta``, ``stockfish``,
-``seed`` or ``mcts``), ``commit`` (the code the engines ran) and ``date``. Each table is
+``seed`` or ``mcts``), ``commit`` (the code the engines ran) and ``date``; the development
+rows (``mcts``) also ``note`` (what changed) and ``order`` (their place in the story). Each table is
 written between ``<!-- ladder300:SECTION:begin -->`` and ``<!-- ladder300:SECTION:end -->``,
 the commands that re-run its rows after it; the rest of the file is left alone.
 """
@@ -50,14 +51,14 @@ def sort_key(data: dict[str, Any]) -> tuple[Any, ...]:
     return (data["game"], algorithm_rank(spec), spec, int(elo.group(1)) if elo else 0)
 
 
-def row(data: dict[str, Any]) -> str:
+def row(data: dict[str, Any], notes: bool) -> str:
     canopy, opponent = data["engines"]
     result = f"+{data['wins']} ={data['draws']} −{data['losses']}"
     ms = f"{canopy['mean_ms']:.0f} / {opponent['mean_ms']:.0f}"
     return (
         f"| `{canopy['spec']}` | `{opponent['name']}` | {data['game']} | {data['games']} "
         f"| {result} | {100 * data['score']:.1f} % | {elo_text(data)} {interval(data)} "
-        f"| {ms} | `{data.get('commit', '?')}` |"
+        f"| {ms} | `{data.get('commit', '?')}` |" + (f" {data.get('note', '')} |" if notes else "")
     )
 
 
@@ -69,9 +70,14 @@ def command(data: dict[str, Any]) -> str:
     )
 
 
-def section_text(rows: list[dict[str, Any]]) -> str:
-    rows = sorted(rows, key=sort_key)
-    table = "\n".join([HEADER, *(row(r) for r in rows)])
+def section_text(rows: list[dict[str, Any]], notes: bool) -> str:
+    """The table (with a "what changed" column when ``notes``) and the commands."""
+    rows = sorted(rows, key=lambda r: (r.get("order", 0), *sort_key(r)))
+    header = HEADER
+    if notes:
+        lines = header.split("\n")
+        header = lines[0] + " what changed |\n" + lines[1] + "---|"
+    table = "\n".join([header, *(row(r, notes) for r in rows)])
     commands = "\n".join(command(r) for r in rows)
     return f"{table}\n\n```\n{commands}\n```"
 
@@ -94,7 +100,8 @@ def main() -> None:
     for section in SECTIONS:
         chosen = [r for r in rows if r["section"] == section]
         if chosen:
-            markdown = replace_section(markdown, section, section_text(chosen))
+            text = section_text(chosen, notes=section == "mcts")
+            markdown = replace_section(markdown, section, text)
     args.markdown.write_text(markdown)
 
 
