@@ -271,6 +271,28 @@ def resume_scoring(
 
 
 @njit(cache=True, nogil=True)
+def searched_mate(child: int, to_move: float, low: float, high: float, tree: tuple) -> bool:
+    """A search of ``child`` (window ``(low, high)`` for its side to move) that found a
+    forced mate proves the child, as a finished game would: a mate score is only ever
+    backed up through every legal reply of the side being mated (the quiescence search
+    tries every evasion when in check, and would stand pat rather than walk into a mate
+    otherwise). A score at or below ``low`` is an upper bound, at or above ``high`` a
+    lower bound: the side to move is proven mated only by an exact score or an upper
+    bound, proven to mate only by an exact score or a lower bound. Returns whether the
+    child was proven (it is then ``EVALUATED | PROVEN`` with its game value, ply-exact
+    as the search counted it from the tree's root)."""
+    mated = to_move < -WIN / 2 and to_move < high
+    mates = to_move > WIN / 2 and to_move > low
+    if not (mated or mates):
+        return False
+    tree[OUTCOME][child] = 1 if mated else -1
+    tree[VALUE][child] = -to_move
+    tree[EVAL][child] = 1.0 if mated else -1.0
+    tree[FLAGS][child] |= EVALUATED | PROVEN
+    return True
+
+
+@njit(cache=True, nogil=True)
 def score_children(
     tree: tuple,
     node: int,
@@ -333,18 +355,19 @@ def score_children(
             # refutes the move into ``node`` however much above it is (its mover's at or
             # below ``-beta``), so no search looks further down than that.
             searched = best == -INF
+            low, high = -best - NULL_WINDOW, -best
             if not searched:  # can it beat the best so far? (its mover's score below -best)
-                to_move = window_score(
-                    ctx, child_state, quiesce, depth, -best - NULL_WINDOW, -best, ply
-                )
+                to_move = window_score(ctx, child_state, quiesce, depth, low, high, ply)
                 searched = to_move < -best
-            exact = False
             if searched:
-                top = INF if best == -INF else -best
-                to_move = window_score(ctx, child_state, quiesce, depth, -beta, top, ply)
-                exact = -beta < to_move < top
+                low, high = -beta, INF if best == -INF else -best
+                to_move = window_score(ctx, child_state, quiesce, depth, low, high, ply)
             if ctx[11][ABORTED]:
                 return -1
+            if solver and searched_mate(child, to_move, low, high, tree):
+                best = max(best, min(1.0, max(-1.0, value[child])))
+                continue
+            exact = low < to_move < high
             to_move = min(1.0, max(-1.0, to_move))
             score = -to_move
             if exact and use_cache:

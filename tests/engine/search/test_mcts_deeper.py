@@ -12,10 +12,11 @@ import pytest
 from engine.core.convert import move_to_uci, state_from_fen
 from engine.core.games import make_move
 from engine.core.state import MAX_MOVES
-from engine.search.algorithm import PROVEN_WIN
+from engine.search.algorithm import PROVEN_LOSS, PROVEN_WIN
 from engine.search.algorithms.mcts import FULL_TREE_PLIES
 from engine.search.alphabeta_core import QCHECKS, SearchContext
 from engine.search.controller import SearchController
+from engine.search.evaluation import PLY_PENALTY, WIN
 from engine.search.parts.implicit import implicit_value
 from engine.search.parts.leaf import LeafCache, leaf_score
 from engine.search.tree import EVALUATED, NONE, PARTIAL, PROVEN, ROOT, TERMINAL
@@ -277,3 +278,28 @@ def test_a_cut_node_whose_refutation_fails_has_its_other_replies_scored() -> Non
         ]  # fmt: skip
         best = max(min(1.0, max(-1.0, float(tree.value[k]))) for k in after)
         assert best >= -max(siblings) - 1e-9
+
+
+def test_a_mate_the_expansions_search_finds_proves_the_child_at_once() -> None:
+    """Rxa5 wins a rook but leaves the first rank to …Qe1#. The evaluating expansion
+    searches the capture first (the prior ranks it first), exactly, and its quiescence
+    search's quiet checks find the mate: the move is proven lost for White then and there
+    (mate in one for Black), without a visit; the other moves keep ordinary scores."""
+    back_rank = "6k1/5pp1/7p/r3q3/8/8/5PPP/R5K1 w - - 0 1"
+    controller, _ = search(back_rank, {"expand": "evaluate", "alpha": 1.0}, 2)
+    tree = controller.workers[0].tree
+    proven = {}
+    for k in tree.children(ROOT):
+        move = move_to_uci(int(tree.move[k]))
+        if tree.flags[k] & PROVEN:
+            proven[move] = k
+        else:
+            assert -1.0 <= float(tree.value[k]) <= 1.0
+    assert list(proven) == ["a1a5"]
+    capture = proven["a1a5"]
+    assert tree.visits[capture] == 0 and int(tree.outcome[capture]) == -1
+    assert float(tree.value[capture]) == pytest.approx(-(WIN - PLY_PENALTY * 2))
+    info = controller.search(iterations=200)
+    assert info.bestmove != "a1a5"
+    (row,) = [m for m in info.moves if m.move == "a1a5"]
+    assert row.proof == PROVEN_LOSS and row.mate == 2
