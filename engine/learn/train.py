@@ -5,11 +5,13 @@ Each generation
 1. plays ``games`` self-play games with the current best evaluation (the hand one
    before any generation was accepted): ``alphabeta`` with ``nodes`` nodes a move on
    both sides, from the match openings followed by a few seeded random plies;
-2. fits the N-tuple network (:mod:`engine.learn.ntuple`) to the last ``window``
+2. fits the game's network — knight chess: the N-tuple network
+   (:mod:`engine.learn.ntuple`); chess: a small network on the hand features
+   (:mod:`engine.learn.chessnet`) — to the last ``window``
    generations' positions — the leaves of each move's principal variation, where the
    search applied the evaluation (TD-leaf; :class:`engine.learn.players.GameRecord`) —
    starting from the best weights (the linear layer over the hand features stays the
-   hand evaluation's unless ``fit_linear``, the contact table zero unless
+   hand evaluation's unless ``fit_linear``; knight chess's contact table zero unless
    ``fit_contact``), each position's target a blend of its
    game's result and the search's score (``lam · result + (1 − lam) · (score + 1) / 2``
    for the side to move there, ``lam = 0.7``); one game in ten is held out and its
@@ -53,18 +55,14 @@ import numpy as np
 
 from engine.errors import CanopyError
 from engine.files import write_atomic
-from engine.learn.ntuple import (
-    DEFAULT_TUPLES,
-    TUPLE_SETS,
-    Model,
-    cross_entropy,
-    fit,
-    rows_of,
-    tuple_squares,
-)
+from engine.learn.chessnet import DEFAULT_HIDDEN, ChessModel
+from engine.learn.fitting import Network, cross_entropy, fit
+from engine.learn.ntuple import DEFAULT_TUPLES, TUPLE_SETS, Model, tuple_squares
 from engine.learn.players import GameRecord, GameTask, Player, opening_state, play_task
 from engine.search.learned_weights import (
-    LearnedWeights,
+    GAMES,
+    MAX_HIDDEN,
+    AnyWeights,
     LearnedWeightsError,
     load_weights,
     save_weights,
@@ -73,6 +71,10 @@ from engine.search.learned_weights import (
 STATE_FILE = "train.json"
 BEST_FILE = "best.npz"
 HOLDOUT = 10  # every tenth game is held out of the fit
+#: Each game's L2 pull towards the start (the hand evaluation). The chess network overfits
+#: the few hundred games' results without a strong one (docs/learning.md, "Chess: which
+#: model"); the knight-chess tuples are convex and were measured with the weak one.
+L2 = {"knight": 1e-5, "chess": 1e-2}
 
 Progress = Callable[[str, int, int], None]
 
@@ -94,18 +96,22 @@ class TrainConfig:
     random_plies: int = 4
     window: int = 3  # generations of games the fit sees
     lam: float = 0.7  # weight of the game's result in the target (the rest: search score)
-    l2: float = 1e-5
+    l2: float | None = None  # the pull towards the start; None: the game's L2 below
     iterations: int = 150  # L-BFGS iterations per fit
     fit_linear: bool = False  # refit the hand features' weights too (measured: worse play)
-    fit_contact: bool = False  # learn the contact table too (measured: worse play)
-    tuples: str = DEFAULT_TUPLES
+    fit_contact: bool = False  # knight: learn the contact table too (measured: worse play)
+    tuples: str = DEFAULT_TUPLES  # knight: the N-tuple network's tuples
+    hidden: int = DEFAULT_HIDDEN  # chess: the network's hidden units
     max_plies: int = 400
 
     def __post_init__(self) -> None:
-        if self.game != "knight":
+        if self.game not in GAMES:
             raise TrainError(
-                f"there is no learned evaluation for {self.game} yet; train --game knight"
+                f"there is no learned evaluation for {self.game}; train --game "
+                f"{' or --game '.join(GAMES)}"
             )
+        if self.l2 is None:
+            object.__setattr__(self, "l2", L2[self.game])
         checks = (
             ("games", self.games >= 1, "at least 1"),
             ("generations", self.generations >= 1, "at least 1"),
@@ -115,19 +121,29 @@ class TrainConfig:
             ("random_plies", 0 <= self.random_plies <= 40, "0..40"),
             ("window", self.window >= 1, "at least 1"),
             ("lam", 0.0 <= self.lam <= 1.0, "0..1"),
-            ("l2", self.l2 >= 0 and math.isfinite(self.l2), "0 or more"),
+            ("l2", self.l2 is not None and self.l2 >= 0 and math.isfinite(self.l2), "0 or more"),
             ("iterations", self.iterations >= 1, "at least 1"),
             ("tuples", self.tuples in TUPLE_SETS, f"one of {', '.join(TUPLE_SETS)}"),
+            ("hidden", 1 <= self.hidden <= MAX_HIDDEN, f"1..{MAX_HIDDEN}"),
         )
         for name, ok, allowed in checks:
             if not ok:
                 raise TrainError(f"{name} must be {allowed}; got {getattr(self, name)!r}")
 
     def fixed(self) -> dict[str, Any]:
-        """The settings a resumed run must share (all but ``generations``)."""
+        """The settings a resumed run must share: all but ``generations`` and those of the
+        other game's network."""
         out = asdict(self)
         del out["generations"]
+        for key in ("tuples", "fit_contact") if self.game == "chess" else ("hidden",):
+            del out[key]
         return out
+
+    def network(self) -> Network:
+        """The game's network, to be fitted."""
+        if self.game == "chess":
+            return ChessModel(self.hidden, self.fit_linear)
+        return Model(tuple_squares(self.tuples), self.fit_linear, self.fit_contact)
 
 
 @dataclass
@@ -302,24 +318,23 @@ class Trainer:
         self.workers = threads  # processes playing games (a cluster's: its worker threads)
         self.command = command
         self.progress = progress or (lambda phase, done, total: None)
-        self.squares = tuple_squares(config.tuples)
-        self.model = Model(self.squares)
+        self.model = config.network()
         self.init = init
         self.init_weights = self._check_weights(init) if init is not None else None
         self.generations: list[Generation] = []
         self.seconds = 0.0
 
     # -------------------------------------------------------- state
-    def _check_weights(self, path: Path) -> LearnedWeights:
+    def _check_weights(self, path: Path) -> AnyWeights:
         try:
             w = load_weights(path, self.config.game)
         except LearnedWeightsError as exc:
             raise TrainError(str(exc)) from None
-        if not np.array_equal(w.tuples, self.squares):
-            raise TrainError(
-                f"weights {path} use other tuples than --tuples {self.config.tuples} "
-                f"({w.tuples.shape[0]} tuples of {w.tuples.shape[1]} squares)"
-            )
+        why = self.model.fits(w)
+        if why is not None:
+            c = self.config
+            option = f"--hidden {c.hidden}" if c.game == "chess" else f"--tuples {c.tuples}"
+            raise TrainError(f"weights {path} {why}: they do not fit {option}")
         return w
 
     def _fixed(self) -> dict[str, Any]:
@@ -378,7 +393,7 @@ class Trainer:
             return self.init
         return self.out / name / "candidate.npz"
 
-    def best_weights(self) -> LearnedWeights | None:
+    def best_weights(self) -> AnyWeights | None:
         path = self.best_path()
         return None if path is None else self._check_weights(path)
 
@@ -437,19 +452,19 @@ class Trainer:
             held.append(game_of % HOLDOUT == HOLDOUT - 1)
         return np.concatenate(states), np.concatenate(targets), np.concatenate(held)
 
-    def fit_candidate(
-        self, number: int
-    ) -> tuple[LearnedWeights, float, float | None, float | None]:
+    def fit_candidate(self, number: int) -> tuple[AnyWeights, float, float | None, float | None]:
         self.progress(f"gen {number}: fit", 0, 1)
         states, target, held = self.training_data(number)
-        rows = rows_of(states[~held], self.squares)
-        held_rows = rows_of(states[held], self.squares)
+        rows = self.model.rows(states[~held])
+        held_rows = self.model.rows(states[held])
         best = self.best_weights()
         prior = self.model.start()
         start = self.model.pack(best) if best is not None else prior
+        l2 = self.config.l2
+        assert l2 is not None  # resolved per game by TrainConfig
         theta, loss, _ = fit(
-            self.model, rows, target[~held], start, prior, self.config.l2,
-            self.config.iterations, self.config.fit_linear, self.config.fit_contact,
+            self.model, rows, target[~held], start, prior, l2,
+            self.config.iterations,
         )  # fmt: skip
         meta = {"generation": number, "positions": len(rows), "seed": self.config.seed,
                 "settings": self._fixed()}  # fmt: skip
@@ -584,13 +599,15 @@ def _elo(score: float) -> float:
 def command_line(
     config: TrainConfig, out: Path, threads: int, init: Path | None, scheduler: str | None = None
 ) -> str:
+    network = ["--hidden", str(config.hidden)] if config.game == "chess" else [
+        "--tuples", config.tuples]  # fmt: skip
     parts = ["canopy", "train", "--game", config.game, "--games", str(config.games),
              "--generations", str(config.generations), "--seed", str(config.seed),
              "--nodes", str(config.nodes), "--gate-games", str(config.gate_games),
-             "--tuples", config.tuples, "--out", str(out), "--threads", str(threads)]  # fmt: skip
+             *network, "--out", str(out), "--threads", str(threads)]  # fmt: skip
     if config.fit_linear:
         parts.append("--fit-linear")
-    if config.fit_contact:
+    if config.fit_contact and config.game == "knight":
         parts.append("--fit-contact")
     if init is not None:
         parts += ["--init", str(init)]

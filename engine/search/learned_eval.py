@@ -21,7 +21,7 @@ from engine.core.bits import lsb, pop_lsb, popcount
 from engine.core.state import KNIGHT, TURN, WHITE_BB
 from engine.core.tables import KNIGHT_ATTACKS
 from engine.search.eval_features import MAX_PHASE, N_KNIGHT, knight_features
-from engine.search.learned_weights import CAP, CONTACT_SHAPE, shipped
+from engine.search.learned_weights import CAP, CONTACT_SHAPE, LearnedWeights, shipped
 
 
 def derive(
@@ -54,7 +54,7 @@ def derive(
 
 
 _LOADED, _WHY = shipped("knight")
-if _LOADED is not None:
+if isinstance(_LOADED, LearnedWeights):
     LINEAR, BASE, PST, TUPLES, WEIGHTS, CONTACT = derive(
         _LOADED.linear, _LOADED.tuples, _LOADED.weights, _LOADED.contact
     )

@@ -143,8 +143,14 @@ def test_eval_slot_hand_runs_the_hand_evaluation_exactly() -> None:
         assert evaluate(s) == squash(centipawns(s))
 
 
-def test_eval_slot_learned_is_ignored_in_chess() -> None:
-    s = state_from_fen(chess.STARTING_FEN, "chess")
-    hand = evaluate(s)
+def test_eval_slot_learned_runs_the_chess_network_in_chess() -> None:
+    from engine.search import learned_chess
+
+    italian = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
+    s = state_from_fen(italian, "chess")
     s[EVAL] = LEARNED_EVAL
-    assert evaluate(s) == hand
+    want = logit_to_eval(
+        learned_chess.net_logit(s, learned_chess.LINEAR, learned_chess.SCALE,
+                                learned_chess.HIDDEN_T, learned_chess.BIAS, learned_chess.OUT)
+    )  # fmt: skip
+    assert evaluate(s) == want

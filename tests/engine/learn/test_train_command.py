@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from canopy.cli import main
+from engine.learn.chessnet import ChessModel
 from engine.learn.ntuple import Model, tuple_squares
 from engine.search.learned_weights import save_weights
 
@@ -29,7 +30,7 @@ def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
         (["--generations", "0"], "argument --generations: must be at least 1, got 0"),
         (["--threads", "0"], "argument --threads: must be at least 1, got 0"),
         (["--gate-games", "3"], "gate_games must be even, >= 2; got 3"),
-        (["--game", "chess"], "there is no learned evaluation for chess yet"),
+        (["--hidden", "8"], "--hidden is for the chess network"),
     ],
 )
 def test_bad_arguments_exit_2_with_one_line_and_write_nothing(
@@ -109,5 +110,70 @@ def test_weights_with_other_tuples_are_refused_as_a_start(
     code, err = run(
         ["--game", "knight", "--out", str(out), "--init", str(init), "--tuples", "blocks"], capsys
     )
-    assert code == 2 and "use other tuples than --tuples blocks" in err
+    assert code == 2 and "use other tuples (64 tuples of 1 squares)" in err
+    assert "they do not fit --tuples blocks" in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--games", "0"], "argument --games: must be at least 1, got 0"),
+        (["--tuples", "pst"], "--tuples is for knight chess's N-tuple network"),
+        (["--fit-contact"], "--fit-contact is for knight chess's N-tuple network"),
+        (["--hidden", "0"], "argument --hidden: must be at least 1, got 0"),
+        (["--hidden", "65"], "hidden must be 1..64; got 65"),
+        (["--gate-games", "5"], "gate_games must be even, >= 2; got 5"),
+    ],
+)
+def test_bad_chess_arguments_exit_2_with_one_line_and_write_nothing(
+    args: list[str], needle: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    code, err = run(["--game", "chess", "--out", str(out), *args], capsys)
+    assert code == 2
+    assert len(err.splitlines()) == 1 and err.startswith("canopy train: error: ")
+    assert needle in err
+    assert not out.exists()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes to read-only directories")
+def test_a_read_only_output_directory_is_refused_for_chess_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    out.mkdir()
+    out.chmod(0o500)
+    try:
+        code, err = run(["--game", "chess", "--out", str(out)], capsys)
+    finally:
+        out.chmod(0o700)
+    assert code == 2 and "cannot write to the output directory" in err
+    assert os.listdir(out) == []
+
+
+def _chess_init(path: Path, hidden: int = 8) -> Path:
+    model = ChessModel(hidden)
+    save_weights(path, model.unpack(model.start(), "test", {}))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("make", "needle"),
+    [
+        (lambda p: p / "missing.npz", "missing.npz is missing"),
+        (lambda p: (p / "bad.npz").write_bytes(b"garbage") and p / "bad.npz", "unreadable"),
+        (lambda p: _init_file(p / "knight.npz"), "is for 'knight', not 'chess'"),
+        (lambda p: _chess_init(p / "h4.npz", 4), "have 4 hidden units, not 8"),
+    ],
+    ids=["missing", "corrupt", "wrong-game", "other-size"],
+)
+def test_bad_starting_chess_weights_exit_2_with_one_line_and_write_nothing(
+    make: Callable[[Path], Path], needle: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    init = make(tmp_path)
+    out = tmp_path / "run"
+    code, err = run(["--game", "chess", "--out", str(out), "--init", str(init)], capsys)
+    assert code == 2 and len(err.splitlines()) == 1
+    assert needle in err
     assert not out.exists()

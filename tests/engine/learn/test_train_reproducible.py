@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from engine.learn.train import TrainConfig, Trainer, TrainError
-from engine.search.learned_weights import load_weights
+from engine.search.learned_weights import ChessNetWeights, load_weights
 
 TINY = {"games": 2, "gate_games": 2, "nodes": 60, "random_plies": 2, "iterations": 20}
 
@@ -98,3 +98,23 @@ def test_resuming_with_other_settings_is_refused(two_runs: tuple[Path, Path, Pat
     config = TrainConfig(generations=3, seed=99, **TINY)
     with pytest.raises(TrainError, match=r"other settings \(seed\)"):
         Trainer(config, a, threads=1).run()
+
+
+@pytest.fixture(scope="module")
+def chess_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    base = tmp_path_factory.mktemp("train-chess")
+    for name in ("a", "b"):
+        config = TrainConfig(game="chess", generations=1, seed=5, hidden=4, **TINY)
+        Trainer(config, base / name, threads=1, command="test").run()
+    return base / "a", base / "b"
+
+
+def test_same_seed_gives_the_same_chess_weights(chess_runs: tuple[Path, Path]) -> None:
+    a, b = chess_runs
+    wa, wb = (load_weights(d / "gen-001" / "candidate.npz", "chess") for d in (a, b))
+    assert isinstance(wa, ChessNetWeights) and isinstance(wb, ChessNetWeights)
+    for name in ("linear", "hidden", "bias", "out"):
+        assert np.array_equal(getattr(wa, name), getattr(wb, name)), name
+    assert wa.bias.shape == (4,)
+    assert not np.array_equal(wa.out, np.zeros(4))  # the hidden layer learned something
+    assert json.loads((a / "train.json").read_text())["settings"]["game"] == "chess"
