@@ -63,7 +63,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         game=args.game, games=args.games, generations=args.generations, seed=args.seed,
         nodes=args.nodes, gate_games=args.gate_games, tuples=args.tuples or DEFAULT_TUPLES,
         hidden=args.hidden or DEFAULT_HIDDEN, fit_linear=args.fit_linear,
-        fit_contact=args.fit_contact,
+        fit_contact=args.fit_contact, target=args.target, lam=args.lam,
     )  # fmt: skip
     out = Path(args.out or f"train-{args.game}")
     init = Path(args.init) if args.init else None
@@ -93,6 +93,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 def add_train_command(command: Callable[[str, Any, str], argparse.ArgumentParser]) -> None:
     from engine.learn.chessnet import DEFAULT_HIDDEN
     from engine.learn.ntuple import DEFAULT_TUPLES, TUPLE_SETS
+    from engine.learn.train import TARGETS
     from engine.search.learned_weights import MAX_HIDDEN
 
     p = command(
@@ -119,6 +120,13 @@ def add_train_command(command: Callable[[str, Any, str], argparse.ArgumentParser
     p.add_argument("--nodes", type=_positive_int, default=1500, help="alphabeta nodes a move")
     p.add_argument("--gate-games", type=_positive_int, default=40,
                    help="gating games a generation (even)")  # fmt: skip
+    p.add_argument(
+        "--target", choices=TARGETS, default="blend",
+        help="what each position is fitted to: blend (LAM x result + the rest search score) "
+        "or td (the TD(LAM) return over the searches that followed)",
+    )  # fmt: skip
+    p.add_argument("--lam", type=float, default=0.7, metavar="LAM",
+                   help="blend: the result's share; td: lambda (0..1, default 0.7)")  # fmt: skip
     p.add_argument(
         "--tuples",
         choices=sorted(TUPLE_SETS),

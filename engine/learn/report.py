@@ -12,8 +12,6 @@ lays them out.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
 from engine.learn.chessnet import feature_weights
@@ -25,6 +23,7 @@ from engine.search.learned_weights import (
     AnyWeights,
     ChessNetWeights,
     active_path,
+    override_paths,
     shipped,
 )
 
@@ -59,8 +58,7 @@ def how_to(game: str = "knight") -> dict[str, str]:
 
 def learning_report(game: str, weights: AnyWeights | None, why: str) -> dict[str, Any]:
     """The Learning view's data for ``game`` given the loaded ``weights`` (or ``why`` not)."""
-    override = os.environ.get(ENV_VAR) if game in GAMES else None
-    from_override = bool(override) and game in GAMES and active_path(game) == Path(override)
+    from_override = game in GAMES and active_path(game) in override_paths()
     out: dict[str, Any] = {
         "game": game,
         "available": weights is not None,

@@ -14,7 +14,9 @@ Each generation
    hand evaluation's unless ``fit_linear``; knight chess's contact table zero unless
    ``fit_contact``), each position's target a blend of its
    game's result and the search's score (``lam · result + (1 − lam) · (score + 1) / 2``
-   for the side to move there, ``lam = 0.7``); one game in ten is held out and its
+   for the side to move there, ``lam = 0.7``; or with ``target = "td"`` the TD(λ)
+   return over the searches that followed, :func:`td_targets`); one game in ten is held
+   out and its
    cross-entropy reported;
 3. plays a gating match of ``gate_games`` games (pairs of openings with colours
    swapped) of the candidate against the best so far, at the same node budget; the
@@ -71,6 +73,7 @@ from engine.search.learned_weights import (
 STATE_FILE = "train.json"
 BEST_FILE = "best.npz"
 HOLDOUT = 10  # every tenth game is held out of the fit
+TARGETS = ("blend", "td")  # what each position is fitted to (TrainConfig.target)
 #: Each game's L2 pull towards the start (the hand evaluation). The chess network overfits
 #: the few hundred games' results without a strong one (docs/learning.md, "Chess: which
 #: model"); the knight-chess tuples are convex and were measured with the weak one.
@@ -95,7 +98,8 @@ class TrainConfig:
     gate_games: int = 40
     random_plies: int = 4
     window: int = 3  # generations of games the fit sees
-    lam: float = 0.7  # weight of the game's result in the target (the rest: search score)
+    target: str = "blend"  # blend: lam · result + (1 − lam) · search; td: TD(lam) (td_targets)
+    lam: float = 0.7  # blend: the game's result's share of the target; td: the λ of TD(λ)
     l2: float | None = None  # the pull towards the start; None: the game's L2 below
     iterations: int = 150  # L-BFGS iterations per fit
     fit_linear: bool = False  # refit the hand features' weights too (measured: worse play)
@@ -121,6 +125,7 @@ class TrainConfig:
             ("random_plies", 0 <= self.random_plies <= 40, "0..40"),
             ("window", self.window >= 1, "at least 1"),
             ("lam", 0.0 <= self.lam <= 1.0, "0..1"),
+            ("target", self.target in TARGETS, f"one of {', '.join(TARGETS)}"),
             ("l2", self.l2 is not None and self.l2 >= 0 and math.isfinite(self.l2), "0 or more"),
             ("iterations", self.iterations >= 1, "at least 1"),
             ("tuples", self.tuples in TUPLE_SETS, f"one of {', '.join(TUPLE_SETS)}"),
@@ -448,7 +453,10 @@ class Trainer:
             result = np.where(turn == 0, white, 1.0 - white)
             search = (data["scores"] + 1.0) / 2.0
             states.append(data["states"])
-            targets.append(c.lam * result + (1.0 - c.lam) * search)
+            if c.target == "td":
+                targets.append(td_targets(search, turn, game_of, data["white"], c.lam))
+            else:
+                targets.append(c.lam * result + (1.0 - c.lam) * search)
             held.append(game_of % HOLDOUT == HOLDOUT - 1)
         return np.concatenate(states), np.concatenate(targets), np.concatenate(held)
 
@@ -591,6 +599,30 @@ class Trainer:
         }
 
 
+def td_targets(
+    search: np.ndarray, turn: np.ndarray, game_of: np.ndarray, white: np.ndarray, lam: float
+) -> np.ndarray:
+    """TD(λ) targets: each position's λ-return over the searches that followed it in its
+    game, the result closing it, for the side to move there.
+
+    ``search`` is each move's search score as an expected score in [0, 1] for the side
+    to move at its principal-variation leaf, in game order (``game_of`` numbers the game
+    of each row, ``white`` is White's result of each game). From White's view the target
+    of move ``t`` is ``G_t = (1 − λ) · v_{t+1} + λ · G_{t+1}``, the last move's the
+    result: the next searches (which looked further than this one could) teach it most,
+    the result less the further away it is. λ = 1 is the result alone.
+    """
+    v = np.where(turn == 0, search, 1.0 - search)  # White's view
+    g_white = np.empty_like(v)
+    for game in np.unique(game_of):
+        rows = np.flatnonzero(game_of == game)
+        ret = float(white[game])
+        for i in rows[::-1]:
+            g_white[i] = ret
+            ret = (1.0 - lam) * v[i] + lam * ret
+    return np.where(turn == 0, g_white, 1.0 - g_white)
+
+
 def _elo(score: float) -> float:
     score = min(max(score, 1e-3), 1 - 1e-3)
     return -400.0 * math.log10(1.0 / score - 1.0)
@@ -605,6 +637,8 @@ def command_line(
              "--generations", str(config.generations), "--seed", str(config.seed),
              "--nodes", str(config.nodes), "--gate-games", str(config.gate_games),
              *network, "--out", str(out), "--threads", str(threads)]  # fmt: skip
+    if config.target != "blend" or config.lam != 0.7:
+        parts += ["--target", config.target, "--lam", str(config.lam)]
     if config.fit_linear:
         parts.append("--fit-linear")
     if config.fit_contact and config.game == "knight":

@@ -49,10 +49,11 @@ The chess file (``engine/data/learned/chess.npz``) has the same ``version``, ``g
 ``meta``, and the network's arrays ``linear`` (2, F), ``scale`` (F,), ``hidden`` (H, F + 1),
 ``bias`` (H,) and ``out`` (H,) (:mod:`engine.search.learned_chess`).
 
-``CANOPY_LEARNED_WEIGHTS`` names another file to use instead of the shipped one of the
-game that file is for (training runs candidate weights that way, in their own
-processes); ``engine/__init__.py`` hashes whichever file is used into the numba cache
-directory's name, because the arrays are baked into the kernels as constants.
+``CANOPY_LEARNED_WEIGHTS`` names another file (or several, ``os.pathsep`` between them)
+to use instead of the shipped one of the game each file is for (training runs candidate
+weights that way, in their own processes); ``engine/__init__.py`` hashes whichever files
+are used into the numba cache directory's name, because the arrays are baked into the
+kernels as constants.
 """
 
 from __future__ import annotations
@@ -137,15 +138,21 @@ def shipped_path(game: str = "knight") -> Path:
     return DATA_DIR / f"{game}.npz"
 
 
+def override_paths() -> list[Path]:
+    """The files ``$CANOPY_LEARNED_WEIGHTS`` names: one, or several separated by
+    ``os.pathsep`` (``knight.npz:chess.npz``), each for the game it says it is for."""
+    value = os.environ.get(ENV_VAR) or ""
+    return [Path(part) for part in value.split(os.pathsep) if part]
+
+
 def active_path(game: str) -> Path:
-    """The file the engine loads for ``game``: ``$CANOPY_LEARNED_WEIGHTS`` if it names
-    weights for ``game`` (or a file whose game cannot be read: its error is the answer),
-    else the shipped file."""
-    override = os.environ.get(ENV_VAR)
-    if override:
-        stored = _stored_game(Path(override))
+    """The file the engine loads for ``game``: the first file ``$CANOPY_LEARNED_WEIGHTS``
+    names that holds weights for ``game`` (or whose game cannot be read: its error is the
+    answer), else the shipped file."""
+    for path in override_paths():
+        stored = _stored_game(path)
         if stored is None or stored == game:
-            return Path(override)
+            return path
     return shipped_path(game)
 
 

@@ -164,6 +164,7 @@ function renderHeader() {
     document.title = `Canopy — ${game.title}${game.result ? ` (${game.result})` : ""}`;
   }
   body.classList.toggle("knight-chess", !!game && game.game === "knight");
+  $("link-learning").href = game ? `/learning?game=${game.game}` : "/learning"; // the game on show
   // Offered only where a learned evaluation exists (the game's weights on the server).
   $("opt-evals-wrap").hidden = !(game && s.evalPairs.offered(game.game));
   const legend = $("legend");

@@ -238,3 +238,10 @@ def test_an_unreadable_override_is_the_answer_for_every_game(
     bad.write_bytes(b"garbage")
     monkeypatch.setenv(ENV_VAR, str(bad))
     assert active_path("chess") == bad and active_path("knight") == bad
+
+
+def test_the_override_may_name_one_file_per_game(
+    saved: Path, saved_chess: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(ENV_VAR, f"{saved}{os.pathsep}{saved_chess}")
+    assert active_path("knight") == saved and active_path("chess") == saved_chess

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.learn.train import TrainConfig, Trainer, TrainError
+from engine.learn.train import TrainConfig, Trainer, TrainError, td_targets
 from engine.search.learned_weights import ChessNetWeights, load_weights
 
 TINY = {"games": 2, "gate_games": 2, "nodes": 60, "random_plies": 2, "iterations": 20}
@@ -118,3 +118,22 @@ def test_same_seed_gives_the_same_chess_weights(chess_runs: tuple[Path, Path]) -
     assert wa.bias.shape == (4,)
     assert not np.array_equal(wa.out, np.zeros(4))  # the hidden layer learned something
     assert json.loads((a / "train.json").read_text())["settings"]["game"] == "chess"
+
+
+def test_td_targets_bootstrap_from_the_following_searches_and_end_on_the_result() -> None:
+    # One game, three moves: White to move, Black, White; White won (1.0).
+    search = np.array([0.6, 0.3, 0.8])  # each for its own side to move
+    turn = np.array([0, 1, 0])
+    out = td_targets(search, turn, np.zeros(3, dtype=np.int64), np.array([1.0]), lam=0.5)
+    white = [0.6, 0.7, 0.8]  # the same, from White's view
+    g2 = 1.0
+    g1 = 0.5 * white[2] + 0.5 * g2
+    g0 = 0.5 * white[1] + 0.5 * g1
+    assert out == pytest.approx([g0, 1.0 - g1, g2])
+
+
+def test_td_with_lambda_one_is_the_result_alone() -> None:
+    turn = np.array([0, 1, 0, 1])
+    game_of = np.array([0, 0, 1, 1])
+    out = td_targets(np.full(4, 0.9), turn, game_of, np.array([0.0, 0.5]), lam=1.0)
+    assert out == pytest.approx([0.0, 1.0, 0.5, 0.5])
