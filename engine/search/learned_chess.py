@@ -19,7 +19,7 @@ network *is* the hand evaluation — training starts there and learns a correcti
 Why this and not an NNUE-style net over king-relative piece-square inputs
 (docs/learning.md, "Chess: which model"): the features cost what the hand evaluation
 costs already and the hidden layer adds ~H · 23 multiply-adds, so ``mcts`` keeps most of
-its speed without incremental updates (82 % of its iterations a second, measured); and
+its speed without incremental updates (a call costs 29 % more, measured); and
 on the games two cores play in an hour even the 44 weights of the linear layer overfit
 the results without a strong pull towards the hand weights, so the thousands of weights
 of a piece-square net (768 inputs per hidden unit) had no data to learn from.

@@ -97,7 +97,8 @@ def test_without_weights_learning_says_why_and_how_to_train(bare_client: TestCli
     body = bare_client.get("/api/learning").json()
     assert body["available"] is False and body["curve"] is None and body["squares"] is None
     assert body["message"] == MISSING
-    assert "No learned weights ship" in body["reason"] and "45 %" in body["reason"]
+    assert "No learned knight-chess weights ship" in body["reason"]
+    assert "47.5 %" in body["reason"]
     assert body["how_to"]["train"].startswith("canopy train --game knight")
     assert body["how_to"]["serve"].startswith("CANOPY_LEARNED_WEIGHTS=")
 
@@ -105,6 +106,7 @@ def test_without_weights_learning_says_why_and_how_to_train(bare_client: TestCli
 def test_chess_without_weights_says_why_and_how_to_train_them(bare_client: TestClient) -> None:
     body = bare_client.get("/api/learning?game=chess").json()
     assert body["available"] is False and body["message"] == CHESS_MISSING
+    assert "No learned chess weights ship" in body["reason"] and "47.5 %" in body["reason"]
     assert body["how_to"]["train"].startswith("canopy train --game chess")
     assert (
         "--engine mcts:eval=learned --engine mcts:eval=hand --movetime 300"

@@ -148,7 +148,7 @@ def test_without_weights_the_page_says_why_and_how_to_train(server: str, page: A
     missing = page.locator("#learn-missing")
     assert missing.is_visible() and not page.locator("#learn-curve").is_visible()
     text = missing.inner_text()
-    assert "No learned weights ship with Canopy yet" in text and "45 %" in text
+    assert "No learned knight-chess weights ship with Canopy yet" in text and "47.5 %" in text
     assert page.locator("#cmd-train").inner_text().startswith("canopy train --game knight")
     assert page.locator("#cmd-serve").inner_text().startswith("CANOPY_LEARNED_WEIGHTS=")
     screenshot(page, "learning-none.png", full_page=True)
@@ -207,15 +207,9 @@ def test_the_learning_page_fits_a_360_px_phone(
     page.context.close()
 
 
-def test_hand_and_learned_side_by_side_in_the_moves_table(
-    learned_server: str, browser: Any, shots: Path
-) -> None:
-    page = new_page(browser, 1400, 900)
-    game = api_create(learned_server, game="knight", human="both", fen=KNIGHT_MIDDLE)
-    open_game(page, learned_server, game)
-    toggle = page.locator("#opt-evals-wrap")
-    toggle.wait_for(state="visible")
-    assert page.locator("td.c-static").count() == 0 or page.locator("td.c-static").first.is_hidden()
+def analyse_and_compare(page: Any, game: str, fen: str) -> Any:
+    """Analyse the open game, turn the hand · learned toggle on, and check the first
+    root move's two numbers against ``/api/evaluations``; return that move's cell."""
     page.keyboard.press("Space")  # analyse (a fresh server compiles its kernels first)
     page.wait_for_function("() => Number(document.body.dataset.iterations) >= 50", timeout=240_000)
     page.keyboard.press("Space")
@@ -228,9 +222,22 @@ def test_hand_and_learned_side_by_side_in_the_moves_table(
     answer = page.evaluate(
         "(body) => fetch('/api/evaluations', {method: 'POST', headers: {'Content-Type':"
         " 'application/json'}, body: JSON.stringify(body)}).then((r) => r.json())",
-        {"game": "knight", "fen": KNIGHT_MIDDLE, "moves": [move]},
+        {"game": game, "fen": fen, "moves": [move]},
     )["moves"][0]
     assert shown == [round(answer["hand"], 2), round(answer["learned"], 2)]
+    return cell
+
+
+def test_hand_and_learned_side_by_side_in_the_moves_table(
+    learned_server: str, browser: Any, shots: Path
+) -> None:
+    page = new_page(browser, 1400, 900)
+    game = api_create(learned_server, game="knight", human="both", fen=KNIGHT_MIDDLE)
+    open_game(page, learned_server, game)
+    toggle = page.locator("#opt-evals-wrap")
+    toggle.wait_for(state="visible")
+    assert page.locator("td.c-static").count() == 0 or page.locator("td.c-static").first.is_hidden()
+    cell = analyse_and_compare(page, "knight", KNIGHT_MIDDLE)
     assert "learned" in cell.get_attribute("title")
     page.screenshot(path=str(shots / "learning-side-by-side.png"))
     # The tree's node card: both numbers, for the side that moved into the node.
@@ -287,21 +294,7 @@ def test_hand_and_learned_side_by_side_in_a_chess_game(
     game = api_create(learned_server, game="chess", human="both", fen=CHESS_MIDDLE)
     open_game(page, learned_server, game)
     page.locator("#opt-evals-wrap").wait_for(state="visible")
-    page.keyboard.press("Space")  # analyse (a fresh server compiles its kernels first)
-    page.wait_for_function("() => Number(document.body.dataset.iterations) >= 50", timeout=240_000)
-    page.keyboard.press("Space")
-    page.check("#opt-evals")
-    move = page.locator("#root-body tr").first.get_attribute("data-move")
-    cell = page.locator(f"tr[data-move={move}] td.c-static")
-    filled = f"document.querySelector('tr[data-move={move}] td.c-static').textContent"
-    page.wait_for_function(f"() => {filled}.includes('·')", timeout=60_000)
-    shown = [float(x.replace("−", "-")) for x in cell.inner_text().split(" · ")]
-    answer = page.evaluate(
-        "(body) => fetch('/api/evaluations', {method: 'POST', headers: {'Content-Type':"
-        " 'application/json'}, body: JSON.stringify(body)}).then((r) => r.json())",
-        {"game": "chess", "fen": CHESS_MIDDLE, "moves": [move]},
-    )["moves"][0]
-    assert shown == [round(answer["hand"], 2), round(answer["learned"], 2)]
+    analyse_and_compare(page, "chess", CHESS_MIDDLE)
     page.screenshot(path=str(shots / "learning-side-by-side-chess.png"))
     assert not page.errors, page.errors
     page.context.close()
