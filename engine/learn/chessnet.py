@@ -30,8 +30,8 @@ from engine.search.learned_weights import MAX_HIDDEN, ChessNetWeights
 DEFAULT_HIDDEN = 8  # measured: docs/learning.md ("Chess: which model")
 INIT_SEED = 20240601  # the hidden layer's start: fixed, so every run starts alike
 
-#: Each feature's factor into the hidden layer: about one over its spread (side to move's
-#: view) in Canopy's chess self-play positions, so every input arrives at a similar size.
+#: Each feature's factor into the hidden layer: one over a typical size of the feature,
+#: set by hand so that every input arrives at a similar size (well conditioned for L-BFGS).
 #: Part of the weights file (``scale``), so changing it here never changes a trained file.
 _SPREAD = {
     "pawn": 1.0, "knight": 0.7, "bishop": 0.7, "rook": 0.7, "queen": 0.5,
