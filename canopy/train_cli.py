@@ -50,14 +50,22 @@ class Bar:
 
 def cmd_train(args: argparse.Namespace) -> int:
     from canopy.cli import emit_json
-    from engine.learn.train import TrainConfig, Trainer, command_line
+    from engine.learn.chessnet import DEFAULT_HIDDEN
+    from engine.learn.ntuple import DEFAULT_TUPLES
+    from engine.learn.train import TrainConfig, Trainer, TrainError, command_line
 
+    other = "--tuples" if args.tuples is not None else "--fit-contact" if args.fit_contact else ""
+    if args.game == "chess" and other:
+        raise TrainError(f"{other} is for knight chess's N-tuple network; chess takes --hidden")
+    if args.game == "knight" and args.hidden is not None:
+        raise TrainError("--hidden is for the chess network; knight chess takes --tuples")
     config = TrainConfig(
         game=args.game, games=args.games, generations=args.generations, seed=args.seed,
-        nodes=args.nodes, gate_games=args.gate_games, tuples=args.tuples,
-        fit_linear=args.fit_linear, fit_contact=args.fit_contact,
+        nodes=args.nodes, gate_games=args.gate_games, tuples=args.tuples or DEFAULT_TUPLES,
+        hidden=args.hidden or DEFAULT_HIDDEN, fit_linear=args.fit_linear,
+        fit_contact=args.fit_contact, target=args.target, lam=args.lam,
     )  # fmt: skip
-    out = Path(args.out)
+    out = Path(args.out or f"train-{args.game}")
     init = Path(args.init) if args.init else None
     command = command_line(config, out, args.threads, init, args.scheduler)
     trainer = Trainer(
@@ -83,18 +91,21 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def add_train_command(command: Callable[[str, Any, str], argparse.ArgumentParser]) -> None:
+    from engine.learn.chessnet import DEFAULT_HIDDEN
     from engine.learn.ntuple import DEFAULT_TUPLES, TUPLE_SETS
+    from engine.learn.train import TARGETS
+    from engine.search.learned_weights import MAX_HIDDEN
 
     p = command(
         "train",
         cmd_train,
-        "train the learned evaluation by self-play (knight chess): self-play, fit, gating match",
+        "train the game's learned evaluation by self-play: self-play, fit, gating match",
     )
     p.add_argument("--games", type=_positive_int, default=200, help="self-play games a generation")
     p.add_argument("--generations", type=_positive_int, default=5)
     p.add_argument("--seed", type=_nonnegative_int, default=1)
-    p.add_argument("--out", default="train-knight", metavar="DIR",
-                   help="output directory; a run resumes from it")  # fmt: skip
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="output directory (default train-GAME); a run resumes from it")  # fmt: skip
     p.add_argument(
         "--threads", type=_positive_int, default=1,
         help="processes playing games (with --scheduler local: its Dask workers)",
@@ -109,14 +120,31 @@ def add_train_command(command: Callable[[str, Any, str], argparse.ArgumentParser
     p.add_argument("--nodes", type=_positive_int, default=1500, help="alphabeta nodes a move")
     p.add_argument("--gate-games", type=_positive_int, default=40,
                    help="gating games a generation (even)")  # fmt: skip
-    p.add_argument("--tuples", choices=sorted(TUPLE_SETS), default=DEFAULT_TUPLES)
+    p.add_argument(
+        "--target", choices=TARGETS, default="blend",
+        help="what each position is fitted to: blend (LAM x result + the rest search score) "
+        "or td (the TD(LAM) return over the searches that followed)",
+    )  # fmt: skip
+    p.add_argument("--lam", type=float, default=0.7, metavar="LAM",
+                   help="blend: the result's share; td: lambda (0..1, default 0.7)")  # fmt: skip
+    p.add_argument(
+        "--tuples",
+        choices=sorted(TUPLE_SETS),
+        default=None,
+        help=f"knight chess: the N-tuple network's tuples (default {DEFAULT_TUPLES})",
+    )
+    p.add_argument(
+        "--hidden", type=_positive_int, default=None, metavar="H",
+        help=f"chess: hidden units of the network, 1..{MAX_HIDDEN} (default {DEFAULT_HIDDEN})",
+    )  # fmt: skip
     p.add_argument(
         "--fit-linear", action="store_true",
         help="refit the hand features' weights too (measured: predicts better, plays worse)",
     )  # fmt: skip
     p.add_argument(
         "--fit-contact", action="store_true",
-        help="learn the attackers x defenders table too (measured: predicts better, plays worse)",
+        help="knight chess: learn the attackers x defenders table too (measured: predicts "
+        "better, plays worse)",
     )  # fmt: skip
     p.add_argument(
         "--init", default=None, metavar="FILE",

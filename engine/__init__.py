@@ -5,7 +5,7 @@ not to the functions it calls nor to the arrays they bake in as constants (the
 evaluation's weights), so an upgraded or edited core could run stale machine code.
 The cache therefore lives in a directory named after a digest of every source file
 holding numba code and of the weights files (the learned evaluation's too, or the
-file ``CANOPY_LEARNED_WEIGHTS`` names instead); any change starts a fresh cache. Set
+files ``CANOPY_LEARNED_WEIGHTS`` names instead); any change starts a fresh cache. Set
 ``CANOPY_NUMBA_CACHE`` to choose the parent directory.
 """
 
@@ -33,9 +33,10 @@ def _source_digest() -> str:
     for path in sorted(sources):
         digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())
-    override = os.environ.get(_LEARNED_ENV)
-    if override:  # another learned-weights file replaces the shipped one
-        digest.update(b"learned-override")
+    for override in (os.environ.get(_LEARNED_ENV) or "").split(os.pathsep):
+        if not override:
+            continue
+        digest.update(b"learned-override")  # other learned weights replace the shipped ones
         with contextlib.suppress(OSError):  # the loader reports it; hand eval still works
             digest.update(Path(override).read_bytes())
     return digest.hexdigest()[:16]

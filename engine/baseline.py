@@ -27,6 +27,24 @@ def perft(board: chess.Board, depth: int) -> int:
     return total
 
 
+#: Material in centipawns by python-chess piece type (pawn … king), for :func:`evaluate`.
+MATERIAL = (0, 100, 320, 330, 500, 950, 0)
+
+
+def evaluate(board: chess.Board) -> float:
+    """A static evaluation in python-chess for the benchmark: material, a centralisation
+    bonus per piece and mobility (the legal moves of the side to move), for the side to
+    move — a fraction of what the hand evaluation counts, and already far slower."""
+    score = 0.0
+    for square, piece in board.piece_map().items():
+        f, r = chess.square_file(square), chess.square_rank(square)
+        centre = 3.5 - max(abs(f - 3.5), abs(r - 3.5))
+        value = MATERIAL[piece.piece_type] + 4.0 * centre
+        score += value if piece.color == chess.WHITE else -value
+    score += 2.0 * board.legal_moves.count() * (1 if board.turn == chess.WHITE else -1)
+    return score if board.turn == chess.WHITE else -score
+
+
 def playout(board: chess.Board, rng: random.Random, ply_cap: int, capture_first: bool) -> int:
     """Random playout in place; +1 / 0 / -1 for White, ending on the numba core's rules."""
     knight = isinstance(board, KnightChessBoard)

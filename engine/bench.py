@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from typing import cast
 
 import chess
+import numpy as np
 
 from engine import baseline
 from engine.core.bits import new_rng
@@ -100,12 +101,22 @@ def bench_playouts(game: str, quick: bool) -> BenchResult:
     return _result(name, ours, "playouts/s", theirs)
 
 
-def _controller_rate(algorithm: str, threads: int, iterations: int, game: str = "chess") -> float:
+def _controller_rate(
+    algorithm: str,
+    threads: int,
+    iterations: int,
+    game: str = "chess",
+    params: dict[str, object] | None = None,
+) -> float:
     from engine.search.controller import SearchController
 
-    controller = SearchController(game, algorithm=algorithm, threads=threads, seed=1, tree_size=0)
-    controller.search(iterations=threads * 20)  # load the kernels
-    controller = SearchController(game, algorithm=algorithm, threads=threads, seed=2, tree_size=0)
+    def make(seed: int) -> SearchController:
+        return SearchController(
+            game, algorithm=algorithm, params=params, threads=threads, seed=seed, tree_size=0
+        )
+
+    make(1).search(iterations=threads * 20)  # load the kernels
+    controller = make(2)
     start = time.perf_counter()
     info = controller.search(iterations=iterations)
     return info.iterations / (time.perf_counter() - start)
@@ -169,6 +180,79 @@ def bench_memory(quick: bool) -> list[BenchResult]:
     ]  # fmt: skip
 
 
+def _positions(game: str, count: int) -> np.ndarray:
+    """Positions a search meets: each match opening followed by seeded random plies."""
+    from engine.learn.players import opening_state
+    from engine.match.openings import load_openings
+
+    fens = [o.fen for o in load_openings(None, game)]
+    return np.array([opening_state(fens[i % len(fens)], game, 7, i, 6) for i in range(count)])
+
+
+def _learned_calls(game: str, states: np.ndarray) -> tuple[Callable[[], object], str]:
+    """A call of the learned evaluation on every state: the search's own kernel on the
+    weights the engine loaded, or without any the untrained network passed as arrays
+    (the same arithmetic, so the same cost)."""
+    from engine.core.state import EVAL, LEARNED_EVAL
+    from engine.learn.chessnet import ChessModel
+    from engine.learn.ntuple import Model, tuple_squares
+    from engine.search.evaluation import batch_evaluate
+    from engine.search.learned import batch_logits_of
+    from engine.search.learned_weights import shipped
+
+    if shipped(game)[0] is not None:
+        learned = states.copy()
+        learned[:, EVAL] = LEARNED_EVAL
+        return lambda: batch_evaluate(learned), "the loaded weights"
+    model = ChessModel() if game == "chess" else Model(tuple_squares("pst"))
+    batch = batch_logits_of(model.unpack(model.start(), "", {}))
+    return lambda: batch(states), "no weights loaded: the untrained network"
+
+
+def bench_learned(quick: bool) -> list[BenchResult]:
+    """The learned evaluation's cost, both games: calls per second hand and learned (beside
+    a material-and-mobility evaluation in python-chess), and ``mcts`` iterations per second
+    with ``eval=learned`` beside ``eval=hand`` (when the game's weights are loaded)."""
+    from engine.core.convert import state_to_fen
+    from engine.rules.games import get_game
+    from engine.search.evaluation import batch_evaluate
+    from engine.search.learned_weights import shipped
+
+    out = []
+    seconds = 0.3 if quick else 1.5
+    for game in ("chess", "knight"):
+        states = _positions(game, 2000)
+        boards = [get_game(game).board(state_to_fen(s)) for s in states[:200]]
+        calls, elapsed = _timed(lambda b=boards: [baseline.evaluate(x) for x in b], seconds)
+        theirs = calls * len(boards) / elapsed
+        learned, note = _learned_calls(game, states)
+        for label, fn in (("hand", lambda s=states: batch_evaluate(s)), ("learned", learned)):
+            fn()  # compile or load
+            calls, elapsed = _timed(fn, seconds)
+            rate = calls * len(states) / elapsed
+            out.append(
+                _result(
+                    f"{game} evaluation calls ({label})", rate, "calls/s", theirs,
+                    note=f"{1e9 / rate:.0f} ns a call"
+                    + (f"; {note}" if label == "learned" else "")
+                    + "; baseline: material, centralisation and mobility in python-chess",
+                )
+            )  # fmt: skip
+        if shipped(game)[0] is None:
+            continue
+        iterations = 3000 if quick else 15_000
+        hand = _controller_rate("mcts", 1, iterations, game, {"eval": "hand"})
+        rate = _controller_rate("mcts", 1, iterations, game, {"eval": "learned"})
+        out.append(
+            _result(
+                f"mcts eval=learned ({game} start)", rate, "iterations/s", hand,
+                note="baseline is mcts with eval=hand; the ratio is the share of its speed kept",
+                label="eval=hand",
+            )
+        )  # fmt: skip
+    return out
+
+
 BENCHMARKS: dict[str, Callable[[bool], BenchResult | list[BenchResult]]] = {
     "perft": bench_perft,
     "chess-playouts": lambda quick: bench_playouts("chess", quick),
@@ -177,6 +261,7 @@ BENCHMARKS: dict[str, Callable[[bool], BenchResult | list[BenchResult]]] = {
     "threads": bench_threads,
     "algorithms": bench_algorithms,
     "memory": bench_memory,
+    "learned": bench_learned,
 }
 
 

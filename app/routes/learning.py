@@ -1,9 +1,10 @@
 """The learned evaluation in the app: the Learning page, its data, and side-by-side evaluations.
 
-* ``GET /learning`` — the page: the learning curve of the active weights and, for knight
-  chess, a heat map of what they learned (or, without weights, why none ship and how to
-  train one's own); its data comes from
-* ``GET /api/learning?game=knight`` — :func:`engine.learn.report.learning_report`;
+* ``GET /learning?game=chess|knight`` — the page: the learning curve of the game's active
+  weights and what they learned (knight chess: a heat map of a knight's value on each
+  square; chess: each hand feature's weight, hand against learned) — or, without weights,
+  why none ship and how to train one's own; its data comes from
+* ``GET /api/learning?game=chess|knight`` — :func:`engine.learn.report.learning_report`;
 * ``POST /api/evaluations`` — a position's hand and learned static evaluations, and those
   of some of its moves (:func:`engine.search.side_by_side.static_evaluations`), for the
   node card's and the Moves table's "hand · learned" toggle.
@@ -25,14 +26,14 @@ from fastapi.templating import Jinja2Templates
 
 from app.schemas import Evaluations, EvaluationsRequest
 from engine.learn.report import learning_report
-from engine.search.learned_weights import LearnedWeights, shipped
+from engine.search.learned_weights import AnyWeights, shipped
 from engine.search.side_by_side import static_evaluations
 
 HERE = Path(__file__).resolve().parents[1]
 templates = Jinja2Templates(directory=HERE / "templates")
 router = APIRouter(tags=["learning"])
 
-Loaded = tuple[LearnedWeights | None, str]
+Loaded = tuple[AnyWeights | None, str]
 
 
 async def learned_weights() -> dict[str, Loaded]:
@@ -51,8 +52,9 @@ def learning_page(request: Request) -> HTMLResponse:
 @router.get("/api/learning")
 def learning(learned: LearnedDep, game: Literal["chess", "knight"] = "knight") -> dict[str, Any]:
     """The active learned weights of ``game``: training command, learning curve (each
-    generation's Elo against the hand evaluation with its 95 % interval), the learned value
-    of a knight on each square; or ``available: false`` with the reason and how to train."""
+    generation's Elo against the hand evaluation with its 95 % interval), what they learned
+    (knight chess: the value of a knight on each square; chess: each feature's weight); or
+    ``available: false`` with the reason and how to train."""
     weights, why = learned[game]
     return learning_report(game, weights, why)
 

@@ -1,13 +1,16 @@
-"""Which network? Fit each tuple set to the same self-play games and compare.
+"""Which network? Fit each candidate model to the same self-play games and compare.
 
-For the linear layer alone (the hand features refitted, no tuples) and every tuple set in
-:data:`engine.learn.ntuple.TUPLE_SETS`: the held-out
-cross-entropy (one game in ten held out, as in training) after a fit from the hand
-evaluation, beside the hand evaluation's own, and the cost of one evaluation call
-(numba, the form the search runs with the weights passed as arrays, averaged over the
-positions) beside the hand evaluation's::
+Knight chess: the linear layer alone (the hand features refitted, no tuples) and every
+tuple set in :data:`engine.learn.ntuple.TUPLE_SETS`. Chess: the linear layer alone, and
+the network of :mod:`engine.learn.chessnet` with 8, 16 and 32 hidden units on the hand
+linear layer, and with 16 units and the linear layer refitted too. For each: the
+held-out cross-entropy (one game in ten held out, as in training) after a fit from the
+hand evaluation, beside the hand evaluation's own, and the cost of one evaluation call
+(numba, the weights passed as arrays, averaged over the positions) beside the hand
+evaluation's::
 
-    python -m engine.learn.compare --out DIR [--games N] [--seed S] [--nodes N]
+    python -m engine.learn.compare --game chess|knight --out DIR [--games N] [--seed S]
+                                   [--nodes N]
 
 ``DIR/gen-001/games.npz`` is played first (hand evaluation, as generation 1 of
 ``canopy train`` with the same settings would) unless it is there already.
@@ -19,32 +22,50 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
 
-from engine.learn.ntuple import (
-    TUPLE_SETS,
-    Model,
-    Rows,
-    cross_entropy,
-    lbfgs,
-    rows_of,
-    tuple_squares,
-)
+from engine.learn.chessnet import ChessModel
+from engine.learn.fitting import Network, cross_entropy, lbfgs
+from engine.learn.ntuple import TUPLE_SETS, Model, tuple_squares
 from engine.learn.train import Pool, TrainConfig, Trainer
 from engine.search.eval_features import N_KNIGHT
 from engine.search.evaluation import batch_evaluate
-from engine.search.learned_eval import batch_fast_logits, derive
+from engine.search.learned import batch_logits_of
+
+Caller = Callable[[np.ndarray], np.ndarray]
 
 
-def _ns_per_call(fn: Callable[[np.ndarray], np.ndarray], states: np.ndarray) -> float:
+def _ns_per_call(fn: Caller, states: np.ndarray) -> float:
     fn(states[:10])  # compile or load
     started = time.perf_counter()
     for _ in range(5):
         fn(states)
     return (time.perf_counter() - started) / (5 * len(states)) * 1e9
+
+
+def candidates(game: str) -> Iterator[tuple[str, Network, np.ndarray]]:
+    """``(label, model, mask)``: each model to compare and which of its weights learn."""
+    if game == "chess":
+        linear = ChessModel(1, fit_linear=True)
+        mask = linear.mask()
+        mask[linear.at_hidden :] = 0.0  # the hidden layer stays silent
+        yield "linear", linear, mask
+        for hidden in (8, 16, 32):
+            model = ChessModel(hidden)
+            yield f"hidden {hidden}", model, model.mask()
+        both = ChessModel(16, fit_linear=True)
+        yield "hidden 16 + linear", both, both.mask()
+        return
+    linear_only = Model(tuple_squares("pst"), fit_linear=True)
+    mask = linear_only.mask()
+    mask[2 * N_KNIGHT :] = 0.0  # the tuples stay at zero: only the linear layer is refitted
+    yield "linear", linear_only, mask
+    for name in TUPLE_SETS:
+        model = Model(tuple_squares(name))
+        yield name, model, model.mask()
 
 
 def compare(out: Path, config: TrainConfig) -> list[dict[str, float | str | int]]:
@@ -60,21 +81,15 @@ def compare(out: Path, config: TrainConfig) -> list[dict[str, float | str | int]
     sample = np.ascontiguousarray(states[:20000])
     results: list[dict[str, float | str | int]] = []
     hand_ns = _ns_per_call(batch_evaluate, sample)
-    variants = [("linear", "pst", True)] + [(name, name, False) for name in TUPLE_SETS]
-    for label, name, linear_only in variants:
-        squares = tuple_squares(name)
-        model = Model(squares)
-        rows = rows_of(states[~held], squares)
-        held_rows = rows_of(states[held], squares)
+    for label, model, mask in candidates(config.game):
+        rows = model.rows(states[~held])
+        held_rows = model.rows(states[held])
         prior = model.start()
-        mask = np.ones(model.size)
-        if linear_only:  # the tuples stay at zero: only the linear layer is refitted
-            mask[2 * N_KNIGHT :] = 0.0
 
         def loss(
             theta: np.ndarray,
-            model: Model = model,
-            rows: Rows = rows,
+            model: Network = model,
+            rows: object = rows,
             mask: np.ndarray = mask,
             prior: np.ndarray = prior,
         ) -> tuple[float, np.ndarray]:
@@ -84,9 +99,7 @@ def compare(out: Path, config: TrainConfig) -> list[dict[str, float | str | int]
         started = time.perf_counter()
         theta, _, iterations = lbfgs(loss, prior, config.iterations)
         seconds = time.perf_counter() - started
-        w = model.unpack(theta, "", {})
-        arrays = derive(w.linear, w.tuples, w.weights, w.contact)
-        ns = _ns_per_call(lambda s, a=arrays: batch_fast_logits(s, *a), sample)
+        ns = _ns_per_call(batch_logits_of(model.unpack(theta, "", {})), sample)
         results.append({
             "model": label,
             "free_weights": int(mask.sum()),
@@ -104,12 +117,13 @@ def compare(out: Path, config: TrainConfig) -> list[dict[str, float | str | int]
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m engine.learn.compare", description=__doc__)
+    parser.add_argument("--game", choices=("chess", "knight"), default="knight")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--games", type=int, default=300)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--nodes", type=int, default=1500)
     args = parser.parse_args(argv)
-    config = TrainConfig(games=args.games, seed=args.seed, nodes=args.nodes)
+    config = TrainConfig(game=args.game, games=args.games, seed=args.seed, nodes=args.nodes)
     for row in compare(args.out, config):
         print(json.dumps(row), flush=True)
     return 0

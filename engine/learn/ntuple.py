@@ -3,12 +3,11 @@
 The network (:mod:`engine.search.learned_weights` has the arrays) is logistic
 regression in disguise: a position's logit is a sum of weights picked by its features
 and its tuples' contents, tapered between a middlegame and an endgame set by the phase,
-so fitting it is a convex problem. :func:`fit` minimises
+so fitting it is a convex problem. :func:`engine.learn.fitting.fit` minimises
 
     mean_i  CE(target_i, sigmoid(z_i))  +  l2 · (|linear − linear₀|² + |tuple weights|²)
 
-by L-BFGS on full batches from a given start, without BLAS (see :func:`_dot`): the same
-data and start give the same weights on any machine with the same numpy. ``linear₀``
+by L-BFGS (:mod:`engine.learn.fitting`). ``linear₀``
 is the hand evaluation turned into logits (centipawns · ln 10 / 400), so the untrained
 network **is** the hand evaluation and the tuples learn what it misses.
 
@@ -21,9 +20,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from engine.learn.fitting import l2_pull, logistic_loss
 from engine.search.eval_features import N_KNIGHT
 from engine.search.evaluation import KNIGHT_EG, KNIGHT_MG, SQUASH_CP
 from engine.search.learned_eval import tuple_rows
@@ -134,13 +135,43 @@ def hand_linear() -> np.ndarray:
 
 class Model:
     """The network's free weights as one vector
-    ``θ = [linear (2·F), contact (2·32), tied tuple weights (2·U)]``."""
+    ``θ = [linear (2·F), contact (2·32), tied tuple weights (2·U)]``
+    (a :class:`engine.learn.fitting.Network`).
 
-    def __init__(self, squares: np.ndarray) -> None:
+    Unless ``fit_linear``, the linear layer keeps its start value (the hand evaluation's
+    weights), and unless ``fit_contact`` the contact table does: only the tuples learn.
+    Refitting either predicted results better and played worse (docs/learning.md has the
+    gating matches)."""
+
+    game = "knight"
+
+    def __init__(
+        self, squares: np.ndarray, fit_linear: bool = False, fit_contact: bool = False
+    ) -> None:
         self.squares = squares
+        self.fit_linear = fit_linear
+        self.fit_contact = fit_contact
         self.index, self.free = tied_index(squares)
         self.tied_at = 2 * N_KNIGHT + 2 * N_CONTACT  # where the tuple weights start
         self.size = self.tied_at + 2 * self.free
+
+    def rows(self, states: np.ndarray) -> Rows:
+        return rows_of(states, self.squares)
+
+    def mask(self) -> np.ndarray:
+        mask = np.ones(self.size)
+        if not self.fit_linear:
+            mask[: 2 * N_KNIGHT] = 0.0
+        if not self.fit_contact:
+            mask[2 * N_KNIGHT : self.tied_at] = 0.0
+        return mask
+
+    def fits(self, w: Any) -> str | None:
+        if not isinstance(w, LearnedWeights) or not np.array_equal(w.tuples, self.squares):
+            shape = getattr(getattr(w, "tuples", None), "shape", None)
+            got = f"{shape[0]} tuples of {shape[1]} squares" if shape else "no tuples"
+            return f"use other tuples ({got})"
+        return None
 
     def pack(self, w: LearnedWeights) -> np.ndarray:
         """θ from expanded weights (each tied group takes its first member's value)."""
@@ -184,11 +215,7 @@ class Model:
     def loss_grad(
         self, theta: np.ndarray, rows: Rows, target: np.ndarray, prior: np.ndarray, l2: float
     ) -> tuple[float, np.ndarray]:
-        n = len(rows)
-        z = self.logits(theta, rows)
-        # cross-entropy with a logistic, written stably
-        loss = float(np.mean(np.logaddexp(0.0, z) - target * z))
-        g = (1.0 / (1.0 + np.exp(-z)) - target) / n  # d loss / d z
+        loss, g = logistic_loss(self.logits(theta, rows), target)  # g: d loss / d z
         a = rows.mg_share
         grad = np.zeros(self.size)
         grad[:N_KNIGHT] = np.einsum("ij,i->j", rows.features, g * a)
@@ -202,104 +229,5 @@ class Model:
             w = np.repeat(g * share, t_count)
             start = self.tied_at + p * self.free
             grad[start : start + self.free] = np.bincount(idx, weights=w, minlength=self.free)
-        diff = theta - prior
-        loss += l2 * _dot(diff, diff)
-        grad += 2.0 * l2 * diff
-        return loss, grad
-
-
-def _dot(a: np.ndarray, b: np.ndarray) -> float:
-    """``a · b`` without BLAS: a threaded BLAS spins on a loaded machine (measured: the
-    fit ran ten times slower beside other work) and its sums may depend on the thread
-    count; ``einsum`` sums the same way everywhere."""
-    return float(np.einsum("i,i->", a, b))
-
-
-def lbfgs(
-    fun, x0: np.ndarray, iterations: int = 150, memory: int = 10, tol: float = 1e-9
-) -> tuple[np.ndarray, float, int]:
-    """Minimise ``fun(x) -> (f, grad)`` by L-BFGS with a backtracking (Armijo) line
-    search; deterministic. Returns ``(x, f, iterations)``."""
-    x = x0.copy()
-    f, g = fun(x)
-    s_hist: list[np.ndarray] = []
-    y_hist: list[np.ndarray] = []
-    it = 0
-    while it < iterations:
-        it += 1
-        q = g.copy()
-        alphas = []
-        for s, y in zip(reversed(s_hist), reversed(y_hist), strict=True):
-            rho = 1.0 / _dot(y, s)
-            alpha = rho * _dot(s, q)
-            alphas.append((rho, alpha))
-            q -= alpha * y
-        if s_hist:
-            q *= _dot(s_hist[-1], y_hist[-1]) / _dot(y_hist[-1], y_hist[-1])
-        for (s, y), (rho, alpha) in zip(
-            zip(s_hist, y_hist, strict=True), reversed(alphas), strict=True
-        ):
-            beta = rho * _dot(y, q)
-            q += (alpha - beta) * s
-        direction = -q
-        slope = _dot(g, direction)
-        if slope >= 0:  # not a descent direction: restart from the gradient
-            s_hist.clear()
-            y_hist.clear()
-            direction = -g
-            slope = -_dot(g, g)
-        step = 1.0 if s_hist else 1.0 / max(1.0, math.sqrt(_dot(g, g)))
-        while True:
-            x_new = x + step * direction
-            f_new, g_new = fun(x_new)
-            if f_new <= f + 1e-4 * step * slope or step < 1e-12:
-                break
-            step *= 0.5
-        s, y = x_new - x, g_new - g
-        if _dot(s, y) > 1e-12:
-            s_hist.append(s)
-            y_hist.append(y)
-            if len(s_hist) > memory:
-                s_hist.pop(0)
-                y_hist.pop(0)
-        done = abs(f - f_new) <= tol * max(1.0, abs(f))
-        x, f, g = x_new, f_new, g_new
-        if done:
-            break
-    return x, f, it
-
-
-def fit(
-    model: Model,
-    rows: Rows,
-    target: np.ndarray,
-    start: np.ndarray,
-    prior: np.ndarray,
-    l2: float,
-    iterations: int = 150,
-    fit_linear: bool = False,
-    fit_contact: bool = False,
-) -> tuple[np.ndarray, float, int]:
-    """θ minimising the regularised cross-entropy from ``start``; ``(θ, loss, iterations)``.
-
-    Unless ``fit_linear``, the linear layer keeps its value from ``start`` (the hand
-    evaluation's weights), and unless ``fit_contact`` the contact table does: only the
-    tuples learn. Refitting either predicted results better and played worse
-    (docs/learning.md has the gating matches)."""
-    mask = np.ones(model.size)
-    if not fit_linear:
-        mask[: 2 * N_KNIGHT] = 0.0
-    if not fit_contact:
-        mask[2 * N_KNIGHT : model.tied_at] = 0.0
-
-    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
-        value, grad = model.loss_grad(theta, rows, target, prior, l2)
-        return value, grad * mask
-
-    return lbfgs(loss, start, iterations)
-
-
-def cross_entropy(model: Model, theta: np.ndarray, rows: Rows, target: np.ndarray) -> float:
-    """Mean cross-entropy (no prior term) of ``θ`` on ``rows``."""
-    z = model.logits(theta, rows)
-    return float(np.mean(np.logaddexp(0.0, z) - target * z))
+        pull, pull_grad = l2_pull(theta, prior, l2)
+        return loss + pull, grad + pull_grad

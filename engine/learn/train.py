@@ -5,14 +5,18 @@ Each generation
 1. plays ``games`` self-play games with the current best evaluation (the hand one
    before any generation was accepted): ``alphabeta`` with ``nodes`` nodes a move on
    both sides, from the match openings followed by a few seeded random plies;
-2. fits the N-tuple network (:mod:`engine.learn.ntuple`) to the last ``window``
+2. fits the game's network — knight chess: the N-tuple network
+   (:mod:`engine.learn.ntuple`); chess: a small network on the hand features
+   (:mod:`engine.learn.chessnet`) — to the last ``window``
    generations' positions — the leaves of each move's principal variation, where the
    search applied the evaluation (TD-leaf; :class:`engine.learn.players.GameRecord`) —
    starting from the best weights (the linear layer over the hand features stays the
-   hand evaluation's unless ``fit_linear``, the contact table zero unless
+   hand evaluation's unless ``fit_linear``; knight chess's contact table zero unless
    ``fit_contact``), each position's target a blend of its
    game's result and the search's score (``lam · result + (1 − lam) · (score + 1) / 2``
-   for the side to move there, ``lam = 0.7``); one game in ten is held out and its
+   for the side to move there, ``lam = 0.7``; or with ``target = "td"`` the TD(λ)
+   return over the searches that followed, :func:`td_targets`); one game in ten is held
+   out and its
    cross-entropy reported;
 3. plays a gating match of ``gate_games`` games (pairs of openings with colours
    swapped) of the candidate against the best so far, at the same node budget; the
@@ -53,18 +57,14 @@ import numpy as np
 
 from engine.errors import CanopyError
 from engine.files import write_atomic
-from engine.learn.ntuple import (
-    DEFAULT_TUPLES,
-    TUPLE_SETS,
-    Model,
-    cross_entropy,
-    fit,
-    rows_of,
-    tuple_squares,
-)
+from engine.learn.chessnet import DEFAULT_HIDDEN, ChessModel
+from engine.learn.fitting import Network, cross_entropy, fit
+from engine.learn.ntuple import DEFAULT_TUPLES, TUPLE_SETS, Model, tuple_squares
 from engine.learn.players import GameRecord, GameTask, Player, opening_state, play_task
 from engine.search.learned_weights import (
-    LearnedWeights,
+    GAMES,
+    MAX_HIDDEN,
+    AnyWeights,
     LearnedWeightsError,
     load_weights,
     save_weights,
@@ -73,6 +73,11 @@ from engine.search.learned_weights import (
 STATE_FILE = "train.json"
 BEST_FILE = "best.npz"
 HOLDOUT = 10  # every tenth game is held out of the fit
+TARGETS = ("blend", "td")  # what each position is fitted to (TrainConfig.target)
+#: Each game's L2 pull towards the start (the hand evaluation). The chess network overfits
+#: the few hundred games' results without a strong one (docs/learning.md, "Chess: which
+#: model"); the knight-chess tuples are convex and were measured with the weak one.
+L2 = {"knight": 1e-5, "chess": 1e-2}
 
 Progress = Callable[[str, int, int], None]
 
@@ -93,19 +98,24 @@ class TrainConfig:
     gate_games: int = 40
     random_plies: int = 4
     window: int = 3  # generations of games the fit sees
-    lam: float = 0.7  # weight of the game's result in the target (the rest: search score)
-    l2: float = 1e-5
+    target: str = "blend"  # blend: lam · result + (1 − lam) · search; td: TD(lam) (td_targets)
+    lam: float = 0.7  # blend: the game's result's share of the target; td: the λ of TD(λ)
+    l2: float | None = None  # the pull towards the start; None: the game's L2 below
     iterations: int = 150  # L-BFGS iterations per fit
     fit_linear: bool = False  # refit the hand features' weights too (measured: worse play)
-    fit_contact: bool = False  # learn the contact table too (measured: worse play)
-    tuples: str = DEFAULT_TUPLES
+    fit_contact: bool = False  # knight: learn the contact table too (measured: worse play)
+    tuples: str = DEFAULT_TUPLES  # knight: the N-tuple network's tuples
+    hidden: int = DEFAULT_HIDDEN  # chess: the network's hidden units
     max_plies: int = 400
 
     def __post_init__(self) -> None:
-        if self.game != "knight":
+        if self.game not in GAMES:
             raise TrainError(
-                f"there is no learned evaluation for {self.game} yet; train --game knight"
+                f"there is no learned evaluation for {self.game}; train --game "
+                f"{' or --game '.join(GAMES)}"
             )
+        if self.l2 is None:
+            object.__setattr__(self, "l2", L2[self.game])
         checks = (
             ("games", self.games >= 1, "at least 1"),
             ("generations", self.generations >= 1, "at least 1"),
@@ -115,19 +125,30 @@ class TrainConfig:
             ("random_plies", 0 <= self.random_plies <= 40, "0..40"),
             ("window", self.window >= 1, "at least 1"),
             ("lam", 0.0 <= self.lam <= 1.0, "0..1"),
-            ("l2", self.l2 >= 0 and math.isfinite(self.l2), "0 or more"),
+            ("target", self.target in TARGETS, f"one of {', '.join(TARGETS)}"),
+            ("l2", self.l2 is not None and self.l2 >= 0 and math.isfinite(self.l2), "0 or more"),
             ("iterations", self.iterations >= 1, "at least 1"),
             ("tuples", self.tuples in TUPLE_SETS, f"one of {', '.join(TUPLE_SETS)}"),
+            ("hidden", 1 <= self.hidden <= MAX_HIDDEN, f"1..{MAX_HIDDEN}"),
         )
         for name, ok, allowed in checks:
             if not ok:
                 raise TrainError(f"{name} must be {allowed}; got {getattr(self, name)!r}")
 
     def fixed(self) -> dict[str, Any]:
-        """The settings a resumed run must share (all but ``generations``)."""
+        """The settings a resumed run must share: all but ``generations`` and those of the
+        other game's network."""
         out = asdict(self)
         del out["generations"]
+        for key in ("tuples", "fit_contact") if self.game == "chess" else ("hidden",):
+            del out[key]
         return out
+
+    def network(self) -> Network:
+        """The game's network, to be fitted."""
+        if self.game == "chess":
+            return ChessModel(self.hidden, self.fit_linear)
+        return Model(tuple_squares(self.tuples), self.fit_linear, self.fit_contact)
 
 
 @dataclass
@@ -302,24 +323,23 @@ class Trainer:
         self.workers = threads  # processes playing games (a cluster's: its worker threads)
         self.command = command
         self.progress = progress or (lambda phase, done, total: None)
-        self.squares = tuple_squares(config.tuples)
-        self.model = Model(self.squares)
+        self.model = config.network()
         self.init = init
         self.init_weights = self._check_weights(init) if init is not None else None
         self.generations: list[Generation] = []
         self.seconds = 0.0
 
     # -------------------------------------------------------- state
-    def _check_weights(self, path: Path) -> LearnedWeights:
+    def _check_weights(self, path: Path) -> AnyWeights:
         try:
             w = load_weights(path, self.config.game)
         except LearnedWeightsError as exc:
             raise TrainError(str(exc)) from None
-        if not np.array_equal(w.tuples, self.squares):
-            raise TrainError(
-                f"weights {path} use other tuples than --tuples {self.config.tuples} "
-                f"({w.tuples.shape[0]} tuples of {w.tuples.shape[1]} squares)"
-            )
+        why = self.model.fits(w)
+        if why is not None:
+            c = self.config
+            option = f"--hidden {c.hidden}" if c.game == "chess" else f"--tuples {c.tuples}"
+            raise TrainError(f"weights {path} {why}: they do not fit {option}")
         return w
 
     def _fixed(self) -> dict[str, Any]:
@@ -378,7 +398,7 @@ class Trainer:
             return self.init
         return self.out / name / "candidate.npz"
 
-    def best_weights(self) -> LearnedWeights | None:
+    def best_weights(self) -> AnyWeights | None:
         path = self.best_path()
         return None if path is None else self._check_weights(path)
 
@@ -433,23 +453,26 @@ class Trainer:
             result = np.where(turn == 0, white, 1.0 - white)
             search = (data["scores"] + 1.0) / 2.0
             states.append(data["states"])
-            targets.append(c.lam * result + (1.0 - c.lam) * search)
+            if c.target == "td":
+                targets.append(td_targets(search, turn, game_of, data["white"], c.lam))
+            else:
+                targets.append(c.lam * result + (1.0 - c.lam) * search)
             held.append(game_of % HOLDOUT == HOLDOUT - 1)
         return np.concatenate(states), np.concatenate(targets), np.concatenate(held)
 
-    def fit_candidate(
-        self, number: int
-    ) -> tuple[LearnedWeights, float, float | None, float | None]:
+    def fit_candidate(self, number: int) -> tuple[AnyWeights, float, float | None, float | None]:
         self.progress(f"gen {number}: fit", 0, 1)
         states, target, held = self.training_data(number)
-        rows = rows_of(states[~held], self.squares)
-        held_rows = rows_of(states[held], self.squares)
+        rows = self.model.rows(states[~held])
+        held_rows = self.model.rows(states[held])
         best = self.best_weights()
         prior = self.model.start()
         start = self.model.pack(best) if best is not None else prior
+        l2 = self.config.l2
+        assert l2 is not None  # resolved per game by TrainConfig
         theta, loss, _ = fit(
-            self.model, rows, target[~held], start, prior, self.config.l2,
-            self.config.iterations, self.config.fit_linear, self.config.fit_contact,
+            self.model, rows, target[~held], start, prior, l2,
+            self.config.iterations,
         )  # fmt: skip
         meta = {"generation": number, "positions": len(rows), "seed": self.config.seed,
                 "settings": self._fixed()}  # fmt: skip
@@ -576,6 +599,30 @@ class Trainer:
         }
 
 
+def td_targets(
+    search: np.ndarray, turn: np.ndarray, game_of: np.ndarray, white: np.ndarray, lam: float
+) -> np.ndarray:
+    """TD(λ) targets: each position's λ-return over the searches that followed it in its
+    game, the result closing it, for the side to move there.
+
+    ``search`` is each move's search score as an expected score in [0, 1] for the side
+    to move at its principal-variation leaf, in game order (``game_of`` numbers the game
+    of each row, ``white`` is White's result of each game). From White's view the target
+    of move ``t`` is ``G_t = (1 − λ) · v_{t+1} + λ · G_{t+1}``, the last move's the
+    result: the next searches (which looked further than this one could) teach it most,
+    the result less the further away it is. λ = 1 is the result alone.
+    """
+    v = np.where(turn == 0, search, 1.0 - search)  # White's view
+    g_white = np.empty_like(v)
+    for game in np.unique(game_of):
+        rows = np.flatnonzero(game_of == game)
+        ret = float(white[game])
+        for i in rows[::-1]:
+            g_white[i] = ret
+            ret = (1.0 - lam) * v[i] + lam * ret
+    return np.where(turn == 0, g_white, 1.0 - g_white)
+
+
 def _elo(score: float) -> float:
     score = min(max(score, 1e-3), 1 - 1e-3)
     return -400.0 * math.log10(1.0 / score - 1.0)
@@ -584,13 +631,17 @@ def _elo(score: float) -> float:
 def command_line(
     config: TrainConfig, out: Path, threads: int, init: Path | None, scheduler: str | None = None
 ) -> str:
+    network = ["--hidden", str(config.hidden)] if config.game == "chess" else [
+        "--tuples", config.tuples]  # fmt: skip
     parts = ["canopy", "train", "--game", config.game, "--games", str(config.games),
              "--generations", str(config.generations), "--seed", str(config.seed),
              "--nodes", str(config.nodes), "--gate-games", str(config.gate_games),
-             "--tuples", config.tuples, "--out", str(out), "--threads", str(threads)]  # fmt: skip
+             *network, "--out", str(out), "--threads", str(threads)]  # fmt: skip
+    if config.target != "blend" or config.lam != 0.7:
+        parts += ["--target", config.target, "--lam", str(config.lam)]
     if config.fit_linear:
         parts.append("--fit-linear")
-    if config.fit_contact:
+    if config.fit_contact and config.game == "knight":
         parts.append("--fit-contact")
     if init is not None:
         parts += ["--init", str(init)]

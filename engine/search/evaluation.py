@@ -3,8 +3,9 @@
 Every function here scores **for the side to move**. This is the one evaluation
 every algorithm uses, so "the same evaluation" holds in every comparison.
 
-Knight chess also has a learned evaluation (an N-tuple network trained by self-play,
-:mod:`engine.search.learned_eval`), chosen per search by the parameter
+Each game also has a learned evaluation trained by self-play (knight chess: an N-tuple
+network, :mod:`engine.search.learned_eval`; chess: a small network on the hand features,
+:mod:`engine.search.learned_chess`), chosen per search by the parameter
 ``eval = hand | learned``; :func:`evaluate` reads the choice from the state itself.
 
 The hand score is linear in fitted weights over the features of
@@ -38,6 +39,7 @@ from engine.search.eval_features import (
     knight_features,
 )
 from engine.search.eval_weights import load_weights
+from engine.search.learned_chess import learned_chess
 from engine.search.learned_eval import learned_knight
 
 WIN = 10000.0
@@ -108,12 +110,15 @@ def evaluate(s: np.ndarray) -> float:
     """Static evaluation in [-1, 1] for the side to move.
 
     The state's ``EVAL`` slot chooses it: the hand evaluation (``squash(centipawns)``,
-    the default) or, for knight chess, the learned one
-    (:mod:`engine.search.learned_eval`). A search sets the slot on its root
-    (:func:`with_eval`) and every state below inherits it by copy-make.
+    the default) or the game's learned one (:mod:`engine.search.learned_eval`,
+    :mod:`engine.search.learned_chess`). A search sets the slot on its root
+    (:func:`with_eval`) and every state below inherits it by copy-make; the hand
+    evaluation costs one comparison more than it did alone.
     """
-    if s[EVAL] == LEARNED_EVAL and s[GAME] == KNIGHT_CHESS:
-        return learned_knight(s)
+    if s[EVAL] == LEARNED_EVAL:
+        if s[GAME] == KNIGHT_CHESS:
+            return learned_knight(s)
+        return learned_chess(s)
     return squash(centipawns(s))
 
 

@@ -21,7 +21,7 @@ from engine.core.bits import lsb, pop_lsb, popcount
 from engine.core.state import KNIGHT, TURN, WHITE_BB
 from engine.core.tables import KNIGHT_ATTACKS
 from engine.search.eval_features import MAX_PHASE, N_KNIGHT, knight_features
-from engine.search.learned_weights import CAP, CONTACT_SHAPE, shipped
+from engine.search.learned_weights import CAP, CONTACT_SHAPE, LearnedWeights, shipped
 
 
 def derive(
@@ -34,7 +34,9 @@ def derive(
     ``q``, ``pst[p, 1, q]`` for an enemy knight, each minus the tuple's empty-square
     weight, which goes into ``base[p]``. Longer tuples stay as they are.
     Returns ``(linear, base, pst, squares, weights, contact)``, ``squares`` and
-    ``weights`` of the longer tuples only.
+    ``weights`` of the longer tuples only, ``contact`` of shape (0, 2, 16) when it is all
+    zero (the default: training keeps it so), so the search skips counting each knight's
+    attackers and defenders for nothing.
     """
     base = np.zeros(2)
     pst = np.zeros((2, 2, 64))
@@ -50,11 +52,13 @@ def derive(
     multi_squares = np.ascontiguousarray(squares[multi]).reshape(len(multi), k).astype(np.int64)
     multi_weights = np.ascontiguousarray(weights[:, multi, :]).reshape(2, len(multi), 3**k)
     contact = np.ascontiguousarray(contact, dtype=np.float64)
+    if not contact.any():
+        contact = np.zeros((0, *contact.shape[1:]))
     return linear.astype(np.float64).copy(), base, pst, multi_squares, multi_weights, contact
 
 
 _LOADED, _WHY = shipped("knight")
-if _LOADED is not None:
+if isinstance(_LOADED, LearnedWeights):
     LINEAR, BASE, PST, TUPLES, WEIGHTS, CONTACT = derive(
         _LOADED.linear, _LOADED.tuples, _LOADED.weights, _LOADED.contact
     )
@@ -171,9 +175,12 @@ def fast_logit(
             sq = lsb(b)
             b = pop_lsb(b)
             q = sq ^ flip
-            k = contact_index(s, sq, side)
-            mg += pst[0, side, q] + contact[0, side, k]
-            eg += pst[1, side, q] + contact[1, side, k]
+            mg += pst[0, side, q]
+            eg += pst[1, side, q]
+            if contact.shape[0] > 0:
+                k = contact_index(s, sq, side)
+                mg += contact[0, side, k]
+                eg += contact[1, side, k]
     for t in range(squares.shape[0]):
         c = tuple_config(s, squares, t)
         mg += weights[0, t, c]

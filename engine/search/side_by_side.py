@@ -9,14 +9,14 @@ root move).
 
 The hand evaluation is :func:`engine.search.evaluation.evaluate` with the state's
 ``EVAL`` slot at ``HAND_EVAL``, exactly what a search with ``eval=hand`` calls. The
-learned one is computed from the weights passed in — :func:`fast_logit` on
-:func:`derive`'s arrays, the arithmetic :func:`learned_knight` runs on the weights baked
-in at import — so any weights file can be shown (and tested) without a recompile.
+learned one is computed from the weights passed in (:mod:`engine.search.learned`: the
+arithmetic the search's kernels run on the weights baked in at import), so any weights
+file can be shown (and tested) without a recompile.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,8 +26,9 @@ from engine.core.games import make_move
 from engine.core.state import EVAL, HAND_EVAL
 from engine.rules.games import get_game
 from engine.search.evaluation import evaluate
-from engine.search.learned_eval import derive, fast_logit, logit_to_eval
-from engine.search.learned_weights import LearnedWeights
+from engine.search.learned import logit_of
+from engine.search.learned_eval import logit_to_eval
+from engine.search.learned_weights import AnyWeights
 
 MAX_MOVES = 256  # more than any position's legal moves in either game
 
@@ -47,27 +48,28 @@ class SideBySide:
     moves: tuple[tuple[str, EvalPair], ...]  # (UCI, after the move, for the side making it)
 
 
-def _pair(s: np.ndarray, arrays: tuple[np.ndarray, ...] | None, sign: float) -> EvalPair:
+Logit = Callable[[np.ndarray], float]
+
+
+def _pair(s: np.ndarray, logit: Logit | None, sign: float) -> EvalPair:
     s[EVAL] = HAND_EVAL
     hand = sign * float(evaluate(s))
-    learned = None if arrays is None else sign * float(logit_to_eval(fast_logit(s, *arrays)))
+    learned = None if logit is None else sign * float(logit_to_eval(logit(s)))
     return EvalPair(hand, learned)
 
 
 def static_evaluations(
-    game: str, fen: str, moves: Sequence[str], learned: LearnedWeights | None
+    game: str, fen: str, moves: Sequence[str], learned: AnyWeights | None
 ) -> SideBySide:
     """The hand and (with ``learned``) the learned evaluation of ``fen`` and of each move's
     result; :class:`~engine.errors.InvalidFenError` or
     :class:`~engine.errors.IllegalMoveError` for a bad position or move."""
     g = get_game(game)
     root = state_from_fen(fen, g)
-    arrays = None
-    if learned is not None and g.name == learned.game:
-        arrays = derive(learned.linear, learned.tuples, learned.weights, learned.contact)
+    logit = logit_of(learned) if learned is not None and g.name == learned.game else None
     out = []
     for uci in moves[:MAX_MOVES]:
         child = root.copy()
         make_move(child, uci_to_move(child, uci))
-        out.append((uci, _pair(child, arrays, -1.0)))
-    return SideBySide(_pair(root.copy(), arrays, 1.0), tuple(out))
+        out.append((uci, _pair(child, logit, -1.0)))
+    return SideBySide(_pair(root.copy(), logit, 1.0), tuple(out))

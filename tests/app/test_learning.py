@@ -1,7 +1,7 @@
 """The learned evaluation's routes: ``GET /api/learning``, ``POST /api/evaluations``, ``/learning``.
 
 The weights come through the :func:`app.routes.learning.learned_weights` dependency; the
-tests override it with weights made here, so they need no trained file (none ships) and
+tests override it with weights made here (both games), so they need no trained file and
 no recompile of the baked-in kernels.
 """
 
@@ -16,12 +16,15 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 from app.routes.learning import learned_weights
 from app.settings import Settings
+from engine.learn.chessnet import ChessModel
 from engine.learn.ntuple import Model, tuple_squares
-from engine.search.learned_weights import LearnedWeights
+from engine.search.learned_weights import ChessNetWeights, LearnedWeights
 from engine.search.side_by_side import static_evaluations
 
 KNIGHT_START = "nnnnnnnn/nnnnnnnn/8/8/8/8/NNNNNNNN/NNNNNNNN w - - 0 1"
 MISSING = "learned weights file /nowhere/knight.npz is missing; train them"
+CHESS_MISSING = "learned weights file /nowhere/chess.npz is missing; train them"
+CHESS_START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
 
 def gate(number: int, opponent: str, w: int, d: int, lose: int, accepted: bool) -> dict:
@@ -39,15 +42,23 @@ def trained() -> LearnedWeights:
     return model.unpack(theta, "canopy train --game knight --games 20 --out <b>x</b>", meta)
 
 
+def trained_chess() -> ChessNetWeights:
+    model = ChessModel(8)
+    theta = model.start() + np.random.default_rng(8).normal(scale=0.3, size=model.size)
+    meta = {"generations": [gate(1, "hand", 5, 12, 3, True), gate(2, "gen-001", 4, 10, 6, False)],
+            "seconds": 300.0}  # fmt: skip
+    return model.unpack(theta, "canopy train --game chess --games 20 --out c", meta)
+
+
 @pytest.fixture
 def learned_client(settings: Settings) -> Iterator[TestClient]:
-    """An app whose knight-chess learned weights are :func:`trained`'s."""
+    """An app whose learned weights are :func:`trained`'s and :func:`trained_chess`'s."""
     app = create_app(settings)
     weights = trained()
+    chess_weights = trained_chess()
 
     async def override() -> dict:
-        return {"chess": (None, "there is no learned evaluation for chess yet; use eval=hand"),
-                "knight": (weights, "")}  # fmt: skip
+        return {"chess": (chess_weights, ""), "knight": (weights, "")}
 
     app.dependency_overrides[learned_weights] = override
     with TestClient(app) as c:
@@ -60,8 +71,7 @@ def bare_client(settings: Settings) -> Iterator[TestClient]:
     app = create_app(settings)
 
     async def override() -> dict:
-        return {"chess": (None, "there is no learned evaluation for chess yet; use eval=hand"),
-                "knight": (None, MISSING)}  # fmt: skip
+        return {"chess": (None, CHESS_MISSING), "knight": (None, MISSING)}
 
     app.dependency_overrides[learned_weights] = override
     with TestClient(app) as c:
@@ -87,14 +97,42 @@ def test_without_weights_learning_says_why_and_how_to_train(bare_client: TestCli
     body = bare_client.get("/api/learning").json()
     assert body["available"] is False and body["curve"] is None and body["squares"] is None
     assert body["message"] == MISSING
-    assert "No learned weights ship" in body["reason"] and "45 %" in body["reason"]
+    assert "No learned knight-chess weights ship" in body["reason"]
+    assert "47.5 %" in body["reason"]
     assert body["how_to"]["train"].startswith("canopy train --game knight")
     assert body["how_to"]["serve"].startswith("CANOPY_LEARNED_WEIGHTS=")
 
 
-def test_chess_has_no_learned_evaluation(bare_client: TestClient) -> None:
+def test_chess_without_weights_says_why_and_how_to_train_them(bare_client: TestClient) -> None:
     body = bare_client.get("/api/learning?game=chess").json()
-    assert body["available"] is False and "no learned evaluation for chess" in body["message"]
+    assert body["available"] is False and body["message"] == CHESS_MISSING
+    assert "No learned chess weights ship" in body["reason"] and "47.5 %" in body["reason"]
+    assert body["how_to"]["train"].startswith("canopy train --game chess")
+    assert (
+        "--engine mcts:eval=learned --engine mcts:eval=hand --movetime 300"
+        in (body["how_to"]["match"])
+    )
+
+
+def test_chess_learning_reports_the_curve_and_each_features_weight(
+    learned_client: TestClient,
+) -> None:
+    body = learned_client.get("/api/learning?game=chess").json()
+    assert body["available"] is True and body["hidden"] == 8 and body["squares"] is None
+    assert [p["generation"] for p in body["curve"]["points"]] == [1, 2]
+    table = body["features"]
+    assert table["features"][0] == "pawn" and len(table["features"]) == 22
+    assert len(table["hand"]["middlegame"]) == len(table["learned"]["endgame"]) == 22
+
+
+def test_chess_evaluations_give_both_numbers(learned_client: TestClient) -> None:
+    request = {"game": "chess", "fen": CHESS_START, "moves": ["e2e4", "g1f3"]}
+    body = learned_client.post("/api/evaluations", json=request).json()
+    expected = static_evaluations("chess", CHESS_START, ["e2e4", "g1f3"], trained_chess())
+    assert body["learned"] is True
+    assert body["position"]["learned"] == pytest.approx(expected.position.learned)
+    assert body["moves"][0]["learned"] == pytest.approx(expected.moves[0][1].learned)
+    assert body["moves"][0]["learned"] != pytest.approx(body["moves"][0]["hand"])
 
 
 def test_an_unknown_game_is_refused(bare_client: TestClient) -> None:

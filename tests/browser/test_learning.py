@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from engine.learn.chessnet import ChessModel
 from engine.learn.ntuple import Model, tuple_squares
 from engine.learn.train import Generation
 from engine.search.learned_weights import ENV_VAR, load_weights, save_weights
@@ -39,12 +40,26 @@ KNIGHT_MIDDLE = "nn1nnn1n/1nn1nnnn/8/3n4/4N3/2N5/NNNN1NNN/N1NNNN1N b - - 3 6"
 GATES = [(1, "hand", 25, 52, 23, True), (2, "gen-001", 16, 67, 17, False),
          (3, "gen-001", 20, 59, 21, False)]  # fmt: skip
 COMMAND = "canopy train --game knight --games 800 --generations 3 --gate-games 100 --out k3"
+CHESS_COMMAND = "canopy train --game chess --games 800 --generations 3 --gate-games 100 --out c3"
+CHESS_MIDDLE = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
+
+
+def _records() -> list[dict[str, Any]]:
+    return [
+        asdict(Generation(n, 800, 130_000 * n, 0.53, 0.54, 0.58, w, d, lose,
+                          (w + d / 2) / (w + d + lose), 0.0, kept, opponent, 300.0 + 100 * n))
+        for n, opponent, w, d, lose, kept in GATES
+    ]  # fmt: skip
+
+
+def _fixed_path(name: str) -> Path:
+    base = Path(os.environ.get("CANOPY_NUMBA_CACHE") or Path.home() / ".cache/canopy/numba")
+    return base.parent / "test-weights" / name
 
 
 def weights_file() -> Path:
-    """Test weights with a training record, written once (see the module docstring)."""
-    base = Path(os.environ.get("CANOPY_NUMBA_CACHE") or Path.home() / ".cache/canopy/numba")
-    path = base.parent / "test-weights" / "learning-view-v2.npz"
+    """Knight test weights with a training record, written once (see the module docstring)."""
+    path = _fixed_path("learning-view-v2.npz")
     try:
         load_weights(path)
         return path
@@ -54,15 +69,27 @@ def weights_file() -> Path:
     theta = model.start()
     rng = np.random.default_rng(11)
     theta[model.tied_at :] = rng.normal(scale=0.1, size=model.size - model.tied_at)
-    records = [
-        asdict(Generation(n, 800, 130_000 * n, 0.53, 0.54, 0.58, w, d, lose,
-                          (w + d / 2) / (w + d + lose), 0.0, kept, opponent, 300.0 + 100 * n))
-        for n, opponent, w, d, lose, kept in GATES
-    ]  # fmt: skip
-    meta = {"generation": 1, "positions": 130_000, "seed": 1, "generations": records,
+    meta = {"generation": 1, "positions": 130_000, "seed": 1, "generations": _records(),
             "seconds": 1211.0}  # fmt: skip
     path.parent.mkdir(parents=True, exist_ok=True)
     save_weights(path, model.unpack(theta, COMMAND, meta))
+    return path
+
+
+def chess_weights_file() -> Path:
+    """Chess test weights (a network of 8 units) with a training record, written once."""
+    path = _fixed_path("learning-view-chess-v1.npz")
+    try:
+        load_weights(path, "chess")
+        return path
+    except ValueError:
+        pass
+    model = ChessModel(8)
+    theta = model.start() + np.random.default_rng(12).normal(scale=0.3, size=model.size)
+    meta = {"generation": 1, "positions": 90_000, "seed": 1, "generations": _records(),
+            "seconds": 2400.0}  # fmt: skip
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_weights(path, model.unpack(theta, CHESS_COMMAND, meta))
     return path
 
 
@@ -70,7 +97,8 @@ def weights_file() -> Path:
 def learned_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     data = tmp_path_factory.mktemp("learned-data")
     log = tmp_path_factory.mktemp("learned-log") / "server.log"
-    env = {ENV_VAR: str(weights_file()), "CANOPY_WARMUP": "false"}
+    both = f"{weights_file()}{os.pathsep}{chess_weights_file()}"
+    env = {ENV_VAR: both, "CANOPY_WARMUP": "false"}
     with run_server(data, log, env) as base:
         yield base
 
@@ -120,7 +148,7 @@ def test_without_weights_the_page_says_why_and_how_to_train(server: str, page: A
     missing = page.locator("#learn-missing")
     assert missing.is_visible() and not page.locator("#learn-curve").is_visible()
     text = missing.inner_text()
-    assert "No learned weights ship with Canopy yet" in text and "45 %" in text
+    assert "No learned knight-chess weights ship with Canopy yet" in text and "47.5 %" in text
     assert page.locator("#cmd-train").inner_text().startswith("canopy train --game knight")
     assert page.locator("#cmd-serve").inner_text().startswith("CANOPY_LEARNED_WEIGHTS=")
     screenshot(page, "learning-none.png", full_page=True)
@@ -179,15 +207,9 @@ def test_the_learning_page_fits_a_360_px_phone(
     page.context.close()
 
 
-def test_hand_and_learned_side_by_side_in_the_moves_table(
-    learned_server: str, browser: Any, shots: Path
-) -> None:
-    page = new_page(browser, 1400, 900)
-    game = api_create(learned_server, game="knight", human="both", fen=KNIGHT_MIDDLE)
-    open_game(page, learned_server, game)
-    toggle = page.locator("#opt-evals-wrap")
-    toggle.wait_for(state="visible")
-    assert page.locator("td.c-static").count() == 0 or page.locator("td.c-static").first.is_hidden()
+def analyse_and_compare(page: Any, game: str, fen: str) -> Any:
+    """Analyse the open game, turn the hand · learned toggle on, and check the first
+    root move's two numbers against ``/api/evaluations``; return that move's cell."""
     page.keyboard.press("Space")  # analyse (a fresh server compiles its kernels first)
     page.wait_for_function("() => Number(document.body.dataset.iterations) >= 50", timeout=240_000)
     page.keyboard.press("Space")
@@ -200,9 +222,22 @@ def test_hand_and_learned_side_by_side_in_the_moves_table(
     answer = page.evaluate(
         "(body) => fetch('/api/evaluations', {method: 'POST', headers: {'Content-Type':"
         " 'application/json'}, body: JSON.stringify(body)}).then((r) => r.json())",
-        {"game": "knight", "fen": KNIGHT_MIDDLE, "moves": [move]},
+        {"game": game, "fen": fen, "moves": [move]},
     )["moves"][0]
     assert shown == [round(answer["hand"], 2), round(answer["learned"], 2)]
+    return cell
+
+
+def test_hand_and_learned_side_by_side_in_the_moves_table(
+    learned_server: str, browser: Any, shots: Path
+) -> None:
+    page = new_page(browser, 1400, 900)
+    game = api_create(learned_server, game="knight", human="both", fen=KNIGHT_MIDDLE)
+    open_game(page, learned_server, game)
+    toggle = page.locator("#opt-evals-wrap")
+    toggle.wait_for(state="visible")
+    assert page.locator("td.c-static").count() == 0 or page.locator("td.c-static").first.is_hidden()
+    cell = analyse_and_compare(page, "knight", KNIGHT_MIDDLE)
     assert "learned" in cell.get_attribute("title")
     page.screenshot(path=str(shots / "learning-side-by-side.png"))
     # The tree's node card: both numbers, for the side that moved into the node.
@@ -221,5 +256,45 @@ def test_hand_and_learned_side_by_side_in_the_moves_table(
     page.uncheck("#opt-evals")
     page.wait_for_function("() => !document.querySelector('#root-moves.with-static')")
     assert page.locator("td.c-static").first.is_hidden()
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_the_chess_learning_page_shows_each_features_weight(
+    learned_server: str, browser: Any, shots: Path
+) -> None:
+    page = new_page(browser, 1400, 900)
+    open_game(page, learned_server, api_create(learned_server, game="chess", human="both"))
+    page.click("#link-learning")  # the game on show: chess
+    page.wait_for_selector("body[data-state=ready][data-game=chess]")
+    assert page.locator("#learn-heat").is_hidden() and page.locator("#learn-features").is_visible()
+    assert "chess evaluation" in page.locator("#learn-sub").inner_text()
+    page.wait_for_function("() => document.querySelector('#curve-plot').dataset.points === '3'")
+    rows = page.locator("#features-body tr")
+    assert rows.count() == 22
+    assert rows.nth(0).get_attribute("data-feature") == "pawn"
+    middle = page.locator("#features-body").inner_text()
+    page.click("button[data-feature-phase=endgame]")
+    assert page.locator("#features-body").inner_text() != middle
+    assert "8 hidden units" in page.locator("#learn-facts").inner_text()
+    assert page.locator("#learn-facts").inner_text().count(CHESS_COMMAND) == 1
+    page.screenshot(path=str(shots / "learning-chess.png"), full_page=True)
+    page.click("#learn-games [data-game=knight]")
+    page.wait_for_selector("body[data-state=ready][data-game=knight]")
+    assert page.locator("#learn-heat").is_visible() and page.locator("#learn-features").is_hidden()
+    assert overflow(page) == 0
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_hand_and_learned_side_by_side_in_a_chess_game(
+    learned_server: str, browser: Any, shots: Path
+) -> None:
+    page = new_page(browser, 1400, 900)
+    game = api_create(learned_server, game="chess", human="both", fen=CHESS_MIDDLE)
+    open_game(page, learned_server, game)
+    page.locator("#opt-evals-wrap").wait_for(state="visible")
+    analyse_and_compare(page, "chess", CHESS_MIDDLE)
+    page.screenshot(path=str(shots / "learning-side-by-side-chess.png"))
     assert not page.errors, page.errors
     page.context.close()

@@ -1,6 +1,6 @@
 // Side-by-side static evaluations ("hand +0.31 · learned +0.12"), on request.
-// Offered only where a learned evaluation exists (knight chess with weights on the
-// server: GET /api/learning says so); the numbers come from POST /api/evaluations,
+// Offered only where a learned evaluation exists (a game with weights on the server:
+// GET /api/learning says so); the numbers come from POST /api/evaluations,
 // fetched once per position and set of moves and kept in a small cache, so a table
 // redrawn ten times a second asks the server once. Every number is for the side to
 // move in the position asked about (for a move: the position after it, for the side
@@ -18,7 +18,6 @@ export function createEvalPairs({ onChange }) {
 
   /** Whether `game` has a learned evaluation on this server (asks once; false until known). */
   function offered(game) {
-    if (game !== "knight") return false;
     const known = available.get(game);
     if (known === undefined) {
       available.set(game, "pending");

@@ -1,9 +1,10 @@
-// The Learning page: the learning curve of the active learned weights (each
-// generation's Elo against the hand evaluation with its 95 % interval, from
-// GET /api/learning), the training facts, and a heat map of what the network
-// learned about a knight on each square. Without weights it says why none ship
-// and how to train and serve one's own. Everything from the server reaches the
-// page through textContent (dom.js's h), never as markup.
+// The Learning page, one game at a time (?game=knight|chess): the learning curve of
+// the game's active learned weights (each generation's Elo against the hand
+// evaluation with its 95 % interval, from GET /api/learning), the training facts,
+// and what the network learned — knight chess: a heat map of a knight's value on each
+// square; chess: each hand feature's weight, hand against learned. Without weights it
+// says why none ship and how to train and serve one's own. Everything from the server
+// reaches the page through textContent (dom.js's h), never as markup.
 
 import uPlot from "/static/vendor/uplot.js";
 import { $, formatMs, h, setText } from "./dom.js";
@@ -12,7 +13,20 @@ const LARGE_KEY = "canopy:large"; // shared with the game page (main.js)
 const FILES = "abcdefgh";
 const HEIGHT = 260; // CSS pixels; taller in large type (a projector)
 
-const view = { data: null, owner: "own", phase: "middlegame", plot: null };
+const GAMES = { knight: "the knight-chess evaluation", chess: "the chess evaluation" };
+const FEATURE_NAMES = {
+  pawn: "pawn", knight: "knight", bishop: "bishop", rook: "rook", queen: "queen",
+  pst_mg: "piece-square tables, middlegame (per table point)", pst_eg: "piece-square tables, endgame (per table point)",
+  mobility_knight: "knight mobility (per square)", mobility_bishop: "bishop mobility (per square)",
+  mobility_rook: "rook mobility (per square)", mobility_queen: "queen mobility (per square)",
+  king_shield: "pawn shield in front of the king", king_pressure: "attacks on the enemy king's zone",
+  king_open_files: "open file at the king", doubled_pawns: "doubled pawn", isolated_pawns: "isolated pawn",
+  passed_pawns: "passed pawn", passed_rank_squared: "passed pawn's advance² (per rank²)",
+  bishop_pair: "bishop pair", rook_open_file: "rook on an open file", rook_half_open_file: "rook on a half-open file",
+  tempo: "side to move (tempo)",
+};
+
+const view = { data: null, game: "knight", owner: "own", phase: "middlegame", featurePhase: "middlegame", plot: null };
 
 /** "+12", "−35", "∞" for an unbounded end. */
 function elo(x, unbounded = "∞") {
@@ -55,6 +69,9 @@ function renderCurve(data) {
     facts.push(["Self-play games", curve.games.toLocaleString("en-US")]);
     facts.push(["Gating games", curve.gate_games.toLocaleString("en-US")]);
     facts.push(["Training time", formatMs(curve.seconds * 1000)]);
+  }
+  if (data.hidden) {
+    facts.push(["Network", `the 22 hand features, their linear layer and ${data.hidden} hidden units, ${data.parameters.toLocaleString("en-US")} weights`]);
   }
   if (data.tuples) {
     const [count, size] = data.tuples;
@@ -238,6 +255,51 @@ function drawHeat() {
   );
 }
 
+// ------------------------------------------------------------------ chess: feature weights
+
+function renderFeatures(data) {
+  $("learn-features").hidden = !data.features;
+  if (!data.features) return;
+  for (const button of document.querySelectorAll("[data-feature-phase]")) {
+    button.addEventListener("click", () => {
+      view.featurePhase = button.dataset.featurePhase;
+      drawFeatures();
+    });
+  }
+  drawFeatures();
+}
+
+function drawFeatures() {
+  const table = view.data.features;
+  const phase = view.featurePhase;
+  for (const button of document.querySelectorAll("[data-feature-phase]")) {
+    button.setAttribute("aria-checked", String(button.dataset.featurePhase === phase));
+  }
+  const cp = (v) => (Math.abs(v) < 10 ? v.toFixed(1) : String(Math.round(v))).replace("-", "−");
+  $("features-body").replaceChildren(
+    ...table.features.map((name, i) => {
+      const hand = table.hand[phase][i];
+      const learned = table.learned[phase][i];
+      const diff = learned - hand;
+      const big = Math.abs(diff) >= Math.max(1, 0.1 * Math.abs(hand));
+      return h(
+        "tr",
+        { dataset: { feature: name, changed: String(big) } },
+        h("th", { scope: "row" }, FEATURE_NAMES[name] || name),
+        h("td", { class: "num" }, cp(hand)),
+        h("td", { class: "num" }, cp(learned)),
+        h("td", { class: big ? (diff > 0 ? "pos" : "neg") : "" }, big ? `${diff > 0 ? "+" : "−"}${cp(Math.abs(diff))}` : "≈"),
+      );
+    }),
+  );
+  setText(
+    $("features-caption"),
+    `Centipawns one more unit of each feature is worth to the side to move, in the ${phase}: the hand evaluation's weight and the learned network's. ` +
+      `The network is not linear, so its weight depends on the position; shown is its slope at a level position (every feature even). ` +
+      `A change of at least 10 % (and 1 cp) is marked.`,
+  );
+}
+
 // ------------------------------------------------------------------ boot
 
 function toggleLarge(on) {
@@ -250,9 +312,18 @@ function toggleLarge(on) {
 async function boot() {
   toggleLarge(localStorage.getItem(LARGE_KEY) === "1");
   $("btn-large").addEventListener("click", () => toggleLarge(!document.documentElement.classList.contains("large")));
+  const asked = new URLSearchParams(location.search).get("game");
+  view.game = asked === "chess" ? "chess" : "knight";
+  setText($("learn-sub"), `· ${GAMES[view.game]}`);
+  document.title = `Learning — ${view.game === "chess" ? "chess" : "knight chess"} — Canopy`;
+  for (const link of document.querySelectorAll("#learn-games [data-game]")) {
+    link.setAttribute("aria-checked", String(link.dataset.game === view.game));
+  }
+  for (const intro of document.querySelectorAll(".learn-intro[data-for]")) intro.hidden = intro.dataset.for !== view.game;
+  document.body.dataset.game = view.game;
   let data;
   try {
-    const res = await fetch("/api/learning?game=knight");
+    const res = await fetch(`/api/learning?game=${view.game}`);
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     data = await res.json();
   } catch (err) {
@@ -265,6 +336,7 @@ async function boot() {
   if (data.available) {
     renderCurve(data);
     renderHeat(data);
+    renderFeatures(data);
   } else {
     renderMissing(data);
   }

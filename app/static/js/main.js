@@ -164,7 +164,8 @@ function renderHeader() {
     document.title = `Canopy — ${game.title}${game.result ? ` (${game.result})` : ""}`;
   }
   body.classList.toggle("knight-chess", !!game && game.game === "knight");
-  // Offered only where a learned evaluation exists (knight chess, weights on the server).
+  $("link-learning").href = game ? `/learning?game=${game.game}` : "/learning"; // the game on show
+  // Offered only where a learned evaluation exists (the game's weights on the server).
   $("opt-evals-wrap").hidden = !(game && s.evalPairs.offered(game.game));
   const legend = $("legend");
   legend.hidden = !(game && game.game === "knight");

@@ -16,7 +16,7 @@ const COLUMNS = [
   { key: "q", label: "Q", title: "Expected score for the side to move, 0 (loss) to 1 (win)", numeric: true },
   { key: "uct", label: "UCT", title: "What the selection rule ranks by now", numeric: true },
   { key: "eval", label: "Eval", title: "Evaluation for the side to move, -1 to 1", numeric: true },
-  // Shown only with "hand · learned" on (knight chess with learned weights): not sortable.
+  // Shown only with "hand · learned" on (a game with learned weights): not sortable.
   { key: "static", label: "Hand · learned", title: "Both static evaluations of the position after the move, for the side to move: the hand-made one · the learned one", numeric: true, fixed: true },
   { key: "pv", label: "Principal variation", title: "The line the search expects", numeric: false },
 ];

@@ -9,10 +9,12 @@ import pytest
 
 from engine.core.state import EVAL, HAND_EVAL, LEARNED_EVAL
 from engine.errors import InvalidParameterError
+from engine.learn.ntuple import Model, tuple_squares
 from engine.match.spec import parse_spec
 from engine.search import learned_weights
 from engine.search.controller import SearchController
 from engine.search.evaluation import with_eval
+from engine.search.learned_weights import save_weights
 from engine.search.registry import ALGORITHMS, describe_algorithms, validate_params
 from engine.uci.options import OptionSet
 
@@ -22,6 +24,7 @@ def no_learned_weights(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
     """The learned weights file points nowhere (the loader's cache is reset around it)."""
     missing = tmp_path / "missing.npz"
     monkeypatch.setenv(learned_weights.ENV_VAR, str(missing))
+    monkeypatch.setattr(learned_weights, "DATA_DIR", tmp_path)  # no shipped file either
     learned_weights.shipped.cache_clear()
     yield missing
     learned_weights.shipped.cache_clear()
@@ -46,18 +49,32 @@ def test_an_unknown_evaluation_is_refused_by_name() -> None:
         validate_params("alphabeta", {"eval": "neural"}, "knight")
 
 
-def test_learned_is_refused_in_chess_which_has_no_learned_evaluation() -> None:
-    with pytest.raises(InvalidParameterError, match="no learned evaluation for chess"):
-        validate_params("mcts", {"eval": "learned"}, "chess")
-
-
+@pytest.mark.parametrize("game", ["chess", "knight"])
 def test_learned_without_a_weights_file_is_refused_naming_the_file(
-    no_learned_weights: Path,
+    no_learned_weights: Path, game: str
 ) -> None:
     with pytest.raises(InvalidParameterError, match=r"missing\.npz is missing"):
-        validate_params("alphabeta", {"eval": "learned"}, "knight")
+        validate_params("alphabeta", {"eval": "learned"}, game)
     with pytest.raises(InvalidParameterError, match="cannot be learned"):
-        parse_spec("alphabeta:eval=learned", "knight")
+        parse_spec("mcts:eval=learned", game)
+
+
+def test_another_games_weights_leave_this_game_on_its_shipped_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    knight = tmp_path / "knight.npz"
+    model = Model(tuple_squares("pst"))
+    save_weights(knight, model.unpack(model.start(), "", {}))
+    monkeypatch.setenv(learned_weights.ENV_VAR, str(knight))
+    learned_weights.shipped.cache_clear()
+    try:
+        assert learned_weights.shipped("knight")[0] is not None
+        weights, why = learned_weights.shipped("chess")
+        shipped = learned_weights.shipped_path("chess")
+        assert (weights is None) == (not shipped.exists())
+        assert weights is not None or str(shipped) in why
+    finally:
+        learned_weights.shipped.cache_clear()
 
 
 def test_hand_stays_available_without_learned_weights(no_learned_weights: Path) -> None:

@@ -143,8 +143,26 @@ def test_eval_slot_hand_runs_the_hand_evaluation_exactly() -> None:
         assert evaluate(s) == squash(centipawns(s))
 
 
-def test_eval_slot_learned_is_ignored_in_chess() -> None:
-    s = state_from_fen(chess.STARTING_FEN, "chess")
-    hand = evaluate(s)
+def test_eval_slot_learned_runs_the_chess_network_in_chess() -> None:
+    from engine.search import learned_chess
+
+    italian = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
+    s = state_from_fen(italian, "chess")
     s[EVAL] = LEARNED_EVAL
-    assert evaluate(s) == hand
+    want = logit_to_eval(
+        learned_chess.net_logit(s, learned_chess.LINEAR, learned_chess.SCALE,
+                                learned_chess.HIDDEN_T, learned_chess.BIAS, learned_chess.OUT)
+    )  # fmt: skip
+    assert evaluate(s) == want
+
+
+def test_a_zero_contact_table_is_skipped_with_the_same_values() -> None:
+    states = random_positions(200, seed=13)
+    model = Model(tuple_squares("pst"))
+    theta = np.random.default_rng(14).normal(0.0, 0.5, model.size)
+    w = model.unpack(theta, "", {})
+    w = model.unpack(model.pack(type(w)(w.game, w.linear, w.tuples, w.weights)), "", {})
+    arrays = derive(w.linear, w.tuples, w.weights, w.contact)
+    assert arrays[-1].shape[0] == 0  # nothing to count
+    want = batch_logits(states, w.linear, w.tuples, w.weights, w.contact)
+    assert np.allclose(batch_fast_logits(states, *arrays), want, atol=1e-9)

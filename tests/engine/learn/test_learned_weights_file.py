@@ -1,4 +1,5 @@
-"""The learned weights file: round trip, and a clear error for each kind of bad file."""
+"""The learned weights files (knight chess and chess): round trip, and a clear error for
+each kind of bad file."""
 
 from __future__ import annotations
 
@@ -8,13 +9,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from engine.learn.chessnet import ChessModel
 from engine.learn.ntuple import Model, tuple_squares
 from engine.search.learned_weights import (
+    ENV_VAR,
     FORMAT_VERSION,
+    ChessNetWeights,
     LearnedWeights,
     LearnedWeightsError,
+    active_path,
     load_weights,
     save_weights,
+    shipped_path,
 )
 
 
@@ -152,3 +158,90 @@ def test_saving_replaces_a_file_whole(saved: Path) -> None:
     save_weights(saved, LearnedWeights("knight", w.linear * 2, w.tuples, w.weights, w.contact))
     assert np.array_equal(load_weights(saved).linear, w.linear * 2)
     assert sorted(os.listdir(saved.parent)) == ["knight.npz"]
+
+
+# ---------------------------------------------------------------- chess
+
+
+def chess_weights() -> ChessNetWeights:
+    model = ChessModel(8)
+    theta = model.start() + np.random.default_rng(2).normal(0.0, 0.1, model.size)
+    return model.unpack(theta, "canopy train --game chess --seed 2", {"generation": 1})
+
+
+@pytest.fixture
+def saved_chess(tmp_path: Path) -> Path:
+    path = tmp_path / "chess.npz"
+    save_weights(path, chess_weights())
+    return path
+
+
+def test_chess_weights_round_trip(saved_chess: Path) -> None:
+    back = load_weights(saved_chess, "chess")
+    w = chess_weights()
+    assert isinstance(back, ChessNetWeights)
+    for name in ("linear", "scale", "hidden", "bias", "out"):
+        assert np.array_equal(getattr(back, name), getattr(w, name)), name
+    assert back.command == w.command and back.meta == {"generation": 1}
+    with np.load(saved_chess, allow_pickle=False) as data:
+        assert str(data["game"]) == "chess" and str(data["kind"]) == "mlp"
+
+
+def test_chess_weights_are_refused_as_knight_weights_and_back(
+    saved: Path, saved_chess: Path
+) -> None:
+    with pytest.raises(LearnedWeightsError, match="is for 'chess', not 'knight'"):
+        load_weights(saved_chess, "knight")
+    with pytest.raises(LearnedWeightsError, match="is for 'knight', not 'chess'"):
+        load_weights(saved, "chess")
+
+
+def test_a_missing_chess_file_names_the_chess_training_command(tmp_path: Path) -> None:
+    with pytest.raises(LearnedWeightsError, match=r"chess\.npz is missing.*--game chess"):
+        load_weights(tmp_path / "chess.npz", "chess")
+
+
+@pytest.mark.parametrize(
+    ("changes", "needle"),
+    [
+        ({"hidden": np.zeros((8, 5))}, r"hidden has shape \(8, 5\), expected \(8, 23\)"),
+        ({"out": np.zeros(3)}, r"out has shape \(3,\), expected \(8,\)"),
+        ({"bias": np.zeros((2, 2))}, r"bias has shape \(2, 2\), expected \(H,\)"),
+        ({"scale": None}, r"lacks \['scale'\]"),
+        ({"kind": "ntuple"}, "holds a 'ntuple' model, expected 'mlp'"),
+        ({"features": np.array(["pawn"])}, "other features"),
+        ({"out": np.full(8, np.inf)}, "non-finite"),
+        ({"hidden": np.zeros((8, 23), dtype=np.int64)}, "must be floating point"),
+    ],
+    ids=["hidden", "out", "bias", "missing", "kind", "features", "inf", "ints"],
+)
+def test_bad_chess_files_are_refused_naming_the_problem(
+    saved_chess: Path, changes: dict, needle: str
+) -> None:
+    rewrite(saved_chess, **changes)
+    with pytest.raises(LearnedWeightsError, match=needle):
+        load_weights(saved_chess, "chess")
+
+
+def test_the_override_replaces_only_its_own_games_weights(
+    saved_chess: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(ENV_VAR, str(saved_chess))
+    assert active_path("chess") == saved_chess
+    assert active_path("knight") == shipped_path("knight")
+
+
+def test_an_unreadable_override_is_the_answer_for_every_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"garbage")
+    monkeypatch.setenv(ENV_VAR, str(bad))
+    assert active_path("chess") == bad and active_path("knight") == bad
+
+
+def test_the_override_may_name_one_file_per_game(
+    saved: Path, saved_chess: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(ENV_VAR, f"{saved}{os.pathsep}{saved_chess}")
+    assert active_path("knight") == saved and active_path("chess") == saved_chess

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.learn.train import TrainConfig, Trainer, TrainError
-from engine.search.learned_weights import load_weights
+from engine.learn.train import TrainConfig, Trainer, TrainError, td_targets
+from engine.search.learned_weights import ChessNetWeights, load_weights
 
 TINY = {"games": 2, "gate_games": 2, "nodes": 60, "random_plies": 2, "iterations": 20}
 
@@ -98,3 +98,42 @@ def test_resuming_with_other_settings_is_refused(two_runs: tuple[Path, Path, Pat
     config = TrainConfig(generations=3, seed=99, **TINY)
     with pytest.raises(TrainError, match=r"other settings \(seed\)"):
         Trainer(config, a, threads=1).run()
+
+
+@pytest.fixture(scope="module")
+def chess_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    base = tmp_path_factory.mktemp("train-chess")
+    for name in ("a", "b"):
+        config = TrainConfig(game="chess", generations=1, seed=5, hidden=4, **TINY)
+        Trainer(config, base / name, threads=1, command="test").run()
+    return base / "a", base / "b"
+
+
+def test_same_seed_gives_the_same_chess_weights(chess_runs: tuple[Path, Path]) -> None:
+    a, b = chess_runs
+    wa, wb = (load_weights(d / "gen-001" / "candidate.npz", "chess") for d in (a, b))
+    assert isinstance(wa, ChessNetWeights) and isinstance(wb, ChessNetWeights)
+    for name in ("linear", "hidden", "bias", "out"):
+        assert np.array_equal(getattr(wa, name), getattr(wb, name)), name
+    assert wa.bias.shape == (4,)
+    assert not np.array_equal(wa.out, np.zeros(4))  # the hidden layer learned something
+    assert json.loads((a / "train.json").read_text())["settings"]["game"] == "chess"
+
+
+def test_td_targets_bootstrap_from_the_following_searches_and_end_on_the_result() -> None:
+    # One game, three moves: White to move, Black, White; White won (1.0).
+    search = np.array([0.6, 0.3, 0.8])  # each for its own side to move
+    turn = np.array([0, 1, 0])
+    out = td_targets(search, turn, np.zeros(3, dtype=np.int64), np.array([1.0]), lam=0.5)
+    white = [0.6, 0.7, 0.8]  # the same, from White's view
+    g2 = 1.0
+    g1 = 0.5 * white[2] + 0.5 * g2
+    g0 = 0.5 * white[1] + 0.5 * g1
+    assert out == pytest.approx([g0, 1.0 - g1, g2])
+
+
+def test_td_with_lambda_one_is_the_result_alone() -> None:
+    turn = np.array([0, 1, 0, 1])
+    game_of = np.array([0, 0, 1, 1])
+    out = td_targets(np.full(4, 0.9), turn, game_of, np.array([0.0, 0.5]), lam=1.0)
+    assert out == pytest.approx([0.0, 1.0, 0.5, 0.5])
