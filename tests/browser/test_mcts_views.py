@@ -38,6 +38,8 @@ MIDDLEGAME = "r2q1rk1/ppp2ppp/2np1n2/2b1p1B1/2B1P1b1/2NP1N2/PPP2PPP/R2Q1RK1 w - 
 MATE_IN_ONE = "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"
 #: Qd8+ Bxd8 Re8# (Stockfish: #2).
 MATE_IN_TWO = "r1b2k1r/ppp1bppp/8/1B1Q4/5q2/2P5/PPP2PPP/R3R1K1 w - - 1 0"
+#: Kc7 Ka7 Ra1#: proven in the tree, its first move being quiet.
+QUIET_MATE_IN_TWO = "k7/8/2K5/8/8/8/8/1R6 w - - 0 1"
 #: Bxg5 takes a queen: the leaves' quiescence lines have captures in them.
 HANGING_QUEEN = "rnb1kbnr/pppp1ppp/8/4p1q1/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 0 1"
 #: King moves commute, so a leaf is soon reached by a second move order.
@@ -216,14 +218,16 @@ def test_step_mode_proves_a_mate_in_one_when_it_expands_the_root(server, page) -
 
 
 def test_step_mode_backs_a_mate_in_two_up_the_path_as_proofs(server, page) -> None:
-    step_game(server, page, MATE_IN_TWO, {})
+    # A quiet first move: Qd8+ (MATE_IN_TWO) is proven at the root's expansion, when its
+    # reply's search finds the mate, so nothing would be backed up along a path.
+    step_game(server, page, QUIET_MATE_IN_TWO, {})
     step = step_until(
         page,
         lambda s: any(r["proof"] and r["depth"] >= 1 for r in s["backpropagation"]),
         at_most=30,
     )
     cells = assert_backup_rows(page, step)
-    # Qd8+ Bxd8 Re8#: the plies proven on the way up, White mating in 2.
+    # Kc7 Ka7 Ra1#: the plies proven on the way up, White mating in 2.
     assert "mate in 2 for White" in [row[5] for row in cells]
     page.mouse.move(5, 5)
     screenshot(phase(page, "backpropagation"), "mcts-step-proof.png")
@@ -351,6 +355,7 @@ def test_the_tree_view_opens_an_mcts_node_card_with_its_minimax_value(server, pa
     )
     formula = card.locator(".node-formula").inner_text()
     assert "c = 1.00" in formula and "(1−α)·Q+α·mm" in formula
+    assert f"prior P = {fixed(sel['prior'])}" in formula
     shown = re.search(r"= (\d\.\d{3})$", formula.strip())
     assert shown and float(shown.group(1)) == pytest.approx(sel["score"], abs=6e-4)
     page.mouse.move(5, 5)

@@ -101,10 +101,10 @@ export function createNodeCard(container, { onSelect, onClose }) {
       formula.replaceChildren(
         h("span", { class: "hint" }, `${sel.formula} — as its parent sees it, for ${mover} (N_parent = ${count(sel.parent_visits)}${c !== undefined ? `, c = ${fixed(c, 2)}` : ""}):`),
         h("br"),
+        ...(typeof sel.prior === "number" ? [h("span", { class: "hint" }, `prior P = ${fixed(sel.prior, 3)} (the move-ordering estimate, or a softmax of the scores its parent's expansion gave)`), h("br")] : []),
         sel.score === null
           ? h("strong", {}, "∞ — never visited, so it will be tried before any sibling is tried twice")
           : h("strong", {}, `${exploit} ${fixed(sel.exploit)} + explore ${fixed(sel.explore)} = ${fixed(sel.score)}`),
-        ...(typeof sel.prior === "number" ? [h("br"), h("span", { class: "hint" }, `prior P = ${fixed(sel.prior, 3)} (the move-ordering estimate, or a softmax of the scores its parent's expansion gave)`)] : []),
       );
     } else {
       formula.replaceChildren(id === 0 ? h("span", { class: "hint" }, "The root is where every iteration starts; its children are the moves in the table.") : h("span", { class: "hint" }, fresh ? "" : "loading the node's details…"));

@@ -79,7 +79,7 @@ from engine.search.parts.implicit import implicit_value
 from engine.search.parts.leaf import LeafCache, capture_first_score, leaf_score, window_score
 from engine.search.parts.path import HIST_MAX, begin, descend, guard, record_new
 from engine.search.parts.prior import move_gain, normalise_priors
-from engine.search.parts.pv import PV_PROVEN_FIRST
+from engine.search.parts.pv import PV_PROVEN_FIRST, pv_score
 from engine.search.parts.select import blended_q, fpu_value, puct_score, select_puct
 from engine.search.parts.simulate import outcome_reward
 from engine.search.parts.solver import prove
@@ -531,6 +531,62 @@ def mcts_iteration(
 
 
 @njit(cache=True, nogil=True)
+def complete_proof(
+    tree: tuple,
+    root: np.ndarray,
+    scratch: tuple,
+    ctx: tuple,
+    cache_keys: np.ndarray,
+    cache_scores: np.ndarray,
+    kparams: np.ndarray,
+    stop: np.ndarray,
+) -> None:
+    """Expand the proven line from a proven root down to the game's end.
+
+    A mate found by the search that scores a child at its parent's expansion proves the
+    child with no children of its own, so the tree would stop a ply or two into the
+    mate: the principal variation would show ``Qd8+`` and not the mate that follows,
+    and after the move is played the reused root would be proven with no move to play.
+    Following the proof (a quickest win, a longest defence: the PV's rule) and
+    expanding each childless node on it re-proves every ply — the children's scorings
+    find the shorter mates — until a finished game ends the line, for the cost of a
+    few expansions (one per ply of the mate)."""
+    s, moves, _t, _cm, _hist, _record, path, info, _finfo, keys = scratch
+    flags, first_child = tree[FLAGS], tree[FIRST_CHILD]
+    length = begin(root, s, path, info, keys)
+    node = ROOT
+    while length < MAX_PATH - 1 and not stop[0]:
+        f = flags[node]
+        if not (f & PROVEN) or f & TERMINAL:
+            return
+        if first_child[node] == NONE:
+            if guard(tree, stop, MAX_MOVES) != GO_ON:
+                return
+            if tree[NUM_LEGAL][node] == UNKNOWN and look(
+                tree, node, s, moves, keys, HIST_MAX + length - 1
+            ):
+                settle_terminal(tree, node, True)
+                return
+            if (
+                expand_evaluating(
+                    tree, node, length, scratch, ctx, cache_keys, cache_scores, kparams
+                )
+                < 0
+                or first_child[node] == NONE
+            ):
+                return
+        best, best_score = NONE, -np.inf
+        child = first_child[node]
+        while child != NONE:
+            score = pv_score(tree, child, PV_PROVEN_FIRST)
+            if best == NONE or score > best_score:
+                best, best_score = child, score
+            child = tree[NEXT_SIBLING][child]
+        node = best
+        length = descend(tree, node, s, path, length, keys)
+
+
+@njit(cache=True, nogil=True)
 def mcts_run(
     tree: tuple,
     root: np.ndarray,
@@ -554,6 +610,8 @@ def mcts_run(
         if code != GO_ON:
             return it, code
         if tree[FLAGS][ROOT] & PROVEN:
+            if kparams[K_SOLVER] != 0.0:
+                complete_proof(tree, root, scratch, ctx, cache_keys, cache_scores, kparams, stop)
             return it, SOLVED
         if not mcts_iteration(
             tree, root, scratch, ctx, cache_keys, cache_scores, kparams, full, rng
