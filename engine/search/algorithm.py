@@ -227,6 +227,12 @@ class Algorithm:
         raise NotImplementedError
 
     @classmethod
+    def selectable(cls, child: ChildStats, params: dict[str, Any]) -> bool:
+        """Whether selection may enter the child at all, whatever its formula says (the
+        step trace leaves the others out of the winner, as the kernel does)."""
+        return True
+
+    @classmethod
     def selection_score(
         cls, child: ChildStats, parent_visits: int, params: dict[str, Any]
     ) -> float:

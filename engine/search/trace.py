@@ -208,8 +208,10 @@ def _selection(view: StepView) -> list[dict[str, Any]]:
                     **algorithm.selection_row(stats, terms),
                 }
             )
-            ranks.append(terms.score)
-        best = rows[ranks.index(max(ranks))]["node"] if rows else None
+            ranks.append(terms.score if algorithm.selectable(stats, view.params) else -math.inf)
+        best = None
+        if rows and max(ranks) > -math.inf:
+            best = rows[ranks.index(max(ranks))]["node"]
         for sibling in rows:
             sibling["winner"] = sibling["node"] == best
             sibling["chosen"] = sibling["node"] == chosen

@@ -354,7 +354,8 @@ def test_the_tree_view_opens_an_mcts_node_card_with_its_minimax_value(server, pa
         sel["score"], abs=2e-5
     )
     formula = card.locator(".node-formula").inner_text()
-    assert "c = 1.00" in formula and "(1−α)·Q+α·mm" in formula
+    c_puct = sel["params"]["c_puct"]  # the game's default (0.25 in chess)
+    assert f"c = {c_puct:.2f}" in formula and "(1−α)·Q+α·mm" in formula
     assert f"prior P = {fixed(sel['prior'])}" in formula
     shown = re.search(r"= (\d\.\d{3})$", formula.strip())
     assert shown and float(shown.group(1)) == pytest.approx(sel["score"], abs=6e-4)

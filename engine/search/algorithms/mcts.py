@@ -695,6 +695,7 @@ class MCTS(Algorithm):
         ParamSpec(
             "c_puct", "float", 1.0,
             "exploration weight c in Q + c·P·sqrt(N) / (1 + n)", min=0.0, max=10.0,
+            game_defaults={"chess": 0.25},  # measured: docs/results.md (1: 30 %, 0.25: 45 %)
         ),
         ParamSpec(
             "alpha", "float", 0.3,
@@ -848,6 +849,12 @@ class MCTS(Algorithm):
             exploit, child.prior, child.visits, parent_visits, params["c_puct"]
         )
         return SelectionTerms(exploit, float(explore), float(score))
+
+    @classmethod
+    def selectable(cls, child: ChildStats, params: dict[str, Any]) -> bool:
+        """Never a move proven lost for its chooser while the solver is on
+        (:func:`select_puct` skips it, however high its formula)."""
+        return not (params["solver"] and child.proof == PROVEN_LOSS)
 
     @classmethod
     def child_proof(cls, child: ChildStats) -> tuple[int, int | None]:
