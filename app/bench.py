@@ -172,7 +172,9 @@ def measure(
 
         service.on_snapshot = on_snapshot
         for _ in range(rounds):
-            report.headless_nps.append(headless_nps(game, algorithm, seconds, seed))
+            report.headless_nps.append(
+                headless_nps(game, algorithm, seconds, seed, nice=settings.search_nice)
+            )
             created.clear()
             report.streaming_nps.append(asyncio.run(_watch_search(server, report, created, seed)))
         asyncio.run(_move_latency(server, report, plies))

@@ -260,7 +260,9 @@ def measure_view(
             )
         try:
             for _ in range(rounds):
-                report.headless_nps.append(headless_nps(game, algorithm, seconds, seed))
+                report.headless_nps.append(
+                    headless_nps(game, algorithm, seconds, seed, nice=settings.search_nice)
+                )
                 # (in a thread: Playwright's sync API holds this thread's event loop)
                 with ThreadPoolExecutor(1) as pool:
                     plain = pool.submit(asyncio.run, _watch_tree(server, report, seed, False))
