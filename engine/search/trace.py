@@ -209,9 +209,8 @@ def _selection(view: StepView) -> list[dict[str, Any]]:
                 }
             )
             ranks.append(terms.score if algorithm.selectable(stats, view.params) else -math.inf)
-        best = None
-        if rows and max(ranks) > -math.inf:
-            best = rows[ranks.index(max(ranks))]["node"]
+        top = max(ranks, default=-math.inf)
+        best = rows[ranks.index(top)]["node"] if top > -math.inf else None
         for sibling in rows:
             sibling["winner"] = sibling["node"] == best
             sibling["chosen"] = sibling["node"] == chosen

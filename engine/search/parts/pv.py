@@ -41,27 +41,33 @@ def pv_score(tree: tuple, node: int, rule: int) -> float:
 
 
 @njit(cache=True, nogil=True)
+def pv_child(tree: tuple, node: int, rule: int, needs_visits: bool) -> int:
+    """The child of ``node`` the line continues to under ``rule`` (NONE if none);
+    ``needs_visits``: only a visited child may continue it."""
+    next_sibling, visits = tree[NEXT_SIBLING], tree[VISITS]
+    best = NONE
+    best_score = -np.inf
+    child = tree[FIRST_CHILD][node]
+    while child != NONE:
+        if not (needs_visits and visits[child] == 0):
+            score = pv_score(tree, child, rule)
+            if best == NONE or score > best_score:
+                best, best_score = child, score
+        child = next_sibling[child]
+    return best
+
+
+@njit(cache=True, nogil=True)
 def pv_walk(tree: tuple, node: int, rule: int, needs_visits: bool, out: np.ndarray) -> int:
     """Write ``node``'s move and the line below it into ``out`` (as far as it is long);
     return its length. ``needs_visits``: only visited children continue the line."""
-    first_child, next_sibling, visits, move = (
-        tree[FIRST_CHILD], tree[NEXT_SIBLING], tree[VISITS], tree[MOVE],
-    )  # fmt: skip
+    move = tree[MOVE]
     out[0] = move[node]
     length = 1
     while length < out.shape[0]:
-        best = NONE
-        best_score = -np.inf
-        child = first_child[node]
-        while child != NONE:
-            if not (needs_visits and visits[child] == 0):
-                score = pv_score(tree, child, rule)
-                if best == NONE or score > best_score:
-                    best, best_score = child, score
-            child = next_sibling[child]
-        if best == NONE:
+        node = pv_child(tree, node, rule, needs_visits)
+        if node == NONE:
             break
-        node = best
         out[length] = move[node]
         length += 1
     return length
