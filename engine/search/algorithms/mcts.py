@@ -33,9 +33,10 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from engine.core.bits import popcount
 from engine.core.convert import move_to_uci
 from engine.core.games import make_move
-from engine.core.state import HASH, MAX_MOVES
+from engine.core.state import BISHOP, HASH, KNIGHT, MAX_MOVES, QUEEN, ROOK
 from engine.search.algorithm import (
     NOT_PROVEN,
     PROVEN_DRAW,
@@ -111,8 +112,8 @@ from engine.search.tree import (
 # kernel parameter slots
 (K_C, K_ALPHA, K_FPU, K_TEMP, K_UNIFORM, K_QUIESCE) = range(6)
 (K_SOLVER, K_TT, K_MIX, K_DEPTH, K_EVALUATE, K_DEEPEN) = range(6, 12)
-K_CAPTURES, K_CUT = 12, 13
-KERNEL_PARAMS = 14
+K_CAPTURES, K_CUT, K_ROOT_DEPTH, K_ENDGAME = 12, 13, 14, 15
+KERNEL_PARAMS = 16
 #: In a full tree a leaf is re-scored one ply deeper at each visit, up to this many
 #: plies beyond ``leaf_depth`` (deeper still would take longer than a move).
 FULL_TREE_PLIES = 4
@@ -152,6 +153,26 @@ def expand(
             settle_terminal(tree, child, solver)
         child = tree[NEXT_SIBLING][child]
     return solver and prove(tree, node)
+
+
+@njit(cache=True, nogil=True)
+def search_depth(kparams: np.ndarray, ply: int, s: np.ndarray) -> int:
+    """Plies of alpha-beta search before the quiescence search for a node ``ply`` plies
+    below the root, in position ``s`` (the node's own, or its parent's when its
+    siblings are scored together): ``leaf_depth``, or more near the root when
+    ``root_depth`` lets the depth flow down the tree (``root_depth − ply``, Scorpio's
+    hybrid) — the few nodes near the root, where a missed quiet tactic costs the game,
+    are searched as an alpha-beta search of that depth would, the many deep ones stay
+    cheap. ``endgame`` adds ``endgame − pieces`` plies when fewer pieces (knights,
+    bishops, rooks, queens of both sides) remain: a king walk or a pawn race is decided
+    many plies on, the branching factor is small and the shared transposition table
+    makes such searches cheap, while the tree itself shares nothing between move orders."""
+    depth = max(np.int64(kparams[K_DEPTH]), np.int64(kparams[K_ROOT_DEPTH]) - ply)
+    endgame = np.int64(kparams[K_ENDGAME])
+    if endgame > 0:
+        pieces = popcount(s[KNIGHT] | s[BISHOP] | s[ROOK] | s[QUEEN])
+        depth += max(0, endgame - pieces)
+    return depth
 
 
 @njit(cache=True, nogil=True)
@@ -322,9 +343,11 @@ def score_children(
     temperature, mix = kparams[K_TEMP], kparams[K_MIX]
     uniform, quiesce = kparams[K_UNIFORM] != 0.0, kparams[K_QUIESCE] != 0.0
     solver, use_cache = kparams[K_SOLVER] != 0.0, kparams[K_TT] != 0.0
-    depth = np.int64(kparams[K_DEPTH])
     flags, value, prior = tree[FLAGS], tree[VALUE], tree[PRIOR]
     ply = tree[DEPTH][node] + 1
+    depth = search_depth(kparams, ply, s)
+    # The table holds scores of the base depth: a deeper search neither reads nor fills it.
+    use_cache = use_cache and depth == np.int64(kparams[K_DEPTH])
     best = best_scored(tree, node)  # the best score so far, for the side choosing at node
     beta = refutation_bound(tree, node) if kparams[K_CUT] != 0.0 else INF
     flags[node] |= PARTIAL  # until every child is scored
@@ -472,7 +495,8 @@ def mcts_iteration(
     info[T_PATH_LEN] = length
     info[T_SIM_PLIES] = 0
     info[T_SIM_RANDOM] = 0
-    info[T_SIM_DEPTH] = depth
+    # the depth of the leaf's search, or of its children's when it was expanded
+    info[T_SIM_DEPTH] = search_depth(kparams, tree[DEPTH][node] + (1 if expanded else 0), s)
     f = flags[node]
     if not (f & (PROVEN | TERMINAL | EVALUATED)) and tree[NUM_LEGAL][node] == UNKNOWN:
         look(tree, node, s, moves, keys, HIST_MAX + length - 1)  # is the game over here?
@@ -493,7 +517,9 @@ def mcts_iteration(
         score = 2.0 * reward - 1.0
         info[T_SIM_STATUS] = SIM_CACHED
     else:  # a new leaf, or (deepen) one visited again before its expansion, one ply deeper
-        leaf_depth = depth
+        leaf_depth = search_depth(kparams, tree[DEPTH][node], s)
+        if leaf_depth != depth:
+            use_cache = False  # the table holds scores of the base depth only
         if rescore:
             extra = tree[VISITS][node] + scored_unvisited
             leaf_depth += min(extra, max(FULL_TREE_PLIES, deepen)) if full else extra
@@ -738,6 +764,18 @@ class MCTS(Algorithm):
             "quiescence search alone)", min=0, max=4,
         ),
         ParamSpec(
+            "root_depth", "int", 0,
+            "plies of search that flow down from the root: a node p plies below it is "
+            "scored by an alpha-beta search of max(leaf_depth, root_depth − p) plies before "
+            "its quiescence search (0: leaf_depth everywhere)", min=0, max=6,
+        ),
+        ParamSpec(
+            "endgame", "int", 0,
+            "endgames searched deeper: with k knights, bishops, rooks and queens left, "
+            "max(0, endgame − k) plies of alpha-beta are added to every leaf's search "
+            "(0: off)", min=0, max=12,
+        ),
+        ParamSpec(
             "deepen", "int", 0,
             "visits a leaf may get before it is expanded, each scoring it again with an "
             "alpha-beta search one ply deeper (0: expanded on its second visit)",
@@ -798,6 +836,8 @@ class MCTS(Algorithm):
         kp[K_DEEPEN] = params["deepen"]
         kp[K_CAPTURES] = params["capture_plies"]
         kp[K_CUT] = params["cut"]
+        kp[K_ROOT_DEPTH] = params["root_depth"]
+        kp[K_ENDGAME] = params["endgame"]
         return kp
 
     # ------------------------------------------------------------ reading the tree
@@ -938,9 +978,10 @@ class MCTS(Algorithm):
                     "the reward is its minimax value"
                 )
             else:
+                how = f" by an alpha-beta search of {depth} plies and quiescence" if depth else ""
                 note = (
-                    "the leaf was expanded and every child scored (the first exactly, the "
-                    "others with a null window at the best so far); the reward is its "
+                    f"the leaf was expanded and every child scored{how} (the first exactly, "
+                    "the others with a null window at the best so far); the reward is its "
                     "minimax value"
                 )
         elif cached:

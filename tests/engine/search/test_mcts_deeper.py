@@ -33,6 +33,7 @@ MODES = [
     {"expand": "evaluate", "leaf_depth": 1},
     {"deepen": 2},
     {"expand": "evaluate", "alpha": 1.0, "cut": True},
+    {"expand": "evaluate", "alpha": 1.0, "root_depth": 3},
 ]
 ITALIAN = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
 
@@ -98,6 +99,65 @@ def test_an_evaluating_expansion_scores_the_best_child_exactly_and_bounds_the_re
     assert sum(float(tree.prior[k]) for k in kids) == pytest.approx(1.0)
     top = max(kids, key=lambda k: tree.prior[k])
     assert float(tree.value[top]) == pytest.approx(best, abs=1e-6)  # the prior follows scores
+
+
+def assert_scored_as_pvs(tree, root_state: np.ndarray, node: int, depth: int) -> None:
+    """``node``'s children were scored by searches of ``depth`` plies (``eval``, the
+    score they got then): the best exactly, the others no lower than their true score
+    (a null window's upper bound)."""
+    kids = tree.children(node)
+    assert kids and all(tree.flags[k] & EVALUATED for k in kids)
+    truth = {k: -exact(position(tree, root_state, k), depth) for k in kids}
+    best = max(truth.values())
+    for k in kids:
+        assert float(tree.eval[k]) >= truth[k] - 1e-6
+        if truth[k] == best:
+            assert float(tree.eval[k]) == pytest.approx(best, abs=1e-6)
+
+
+def test_with_root_depth_the_search_depth_flows_down_the_tree() -> None:
+    """``root_depth = 3``: the root's children are scored by searches of 2 plies, their
+    children by searches of 1, and from the third ply on ``leaf_depth`` (0) holds."""
+    params = {"expand": "evaluate", "alpha": 1.0, "root_depth": 3, "tt": False}
+    controller, _ = search(ITALIAN, params, 30)
+    tree = controller.workers[0].tree
+    root_state = state_from_fen(ITALIAN, "chess")
+    assert_scored_as_pvs(tree, root_state, ROOT, 2)
+    seen = set()
+    for node in range(1, tree.used):
+        if tree.first_child[node] != NONE:
+            ply = int(tree.depth[node]) + 1
+            assert_scored_as_pvs(tree, root_state, node, max(0, 3 - ply))
+            seen.add(ply)
+    assert {2, 3, 4} <= seen  # children at plies 2 and 3 (depths 1 and 0), and beyond
+
+
+def test_with_root_depth_a_lazy_leaf_is_searched_deeper_near_the_root() -> None:
+    params = {"expand": "lazy", "root_depth": 2, "tt": False}
+    controller, _ = search(ITALIAN, params, 60)
+    tree = controller.workers[0].tree
+    root_state = state_from_fen(ITALIAN, "chess")
+    depths = set()
+    for node in range(1, tree.used):
+        if tree.flags[node] & EVALUATED and not tree.flags[node] & TERMINAL:
+            depth = max(0, 2 - int(tree.depth[node]))
+            s = position(tree, root_state, node)
+            assert float(tree.eval[node]) == pytest.approx(-exact(s, depth), abs=1e-6)
+            depths.add(depth)
+    assert depths == {0, 1}
+
+
+ROOK_ENDING = "8/3R1k2/2p3p1/5p2/1Pr2P2/8/4K3/8 b - - 1 49"  # two pieces: the rooks
+
+
+@pytest.mark.parametrize(("fen", "depth"), [(ROOK_ENDING, 2), (ITALIAN, 0)])
+def test_endgame_searches_deeper_when_few_pieces_remain(fen: str, depth: int) -> None:
+    """``endgame = 4`` adds 4 − pieces plies: the rook ending's two rooks give children
+    scored by searches of 2 plies; the Italian game's twelve pieces give none."""
+    params = {"expand": "evaluate", "alpha": 1.0, "endgame": 4, "tt": False}
+    controller, _ = search(fen, params, 2)  # the root's evaluation, then its expansion
+    tree = controller.workers[0].tree
+    assert_scored_as_pvs(tree, state_from_fen(fen, "chess"), ROOT, depth)
 
 
 @pytest.mark.parametrize(("expand", "scored_unvisited"), [("lazy", 0), ("evaluate", 1)])
