@@ -346,6 +346,13 @@ class Algorithm:
         raise NotImplementedError
 
     @classmethod
+    def search_params(cls, params: dict[str, Any], root: np.ndarray) -> dict[str, Any]:
+        """The parameters as a search from ``root`` uses them (the kernel, the step trace
+        and the table's selection scores all read these): ``params`` unless a parameter
+        depends on the position, as ``mcts``'s exploration does on the game's phase."""
+        return params
+
+    @classmethod
     def kernel_params(cls, params: dict[str, Any]) -> np.ndarray:
         raise NotImplementedError
 

@@ -123,6 +123,7 @@ def build_trace(
 ) -> StepTrace:
     if not algorithm.tree:
         return _deepening_trace(algorithm, worker, stop, sans, iteration)
+    params = algorithm.search_params(params, worker.root)
     tree = worker.tree
     used = tree.used
     before_visits = tree.visits[:used].copy()

@@ -36,7 +36,7 @@ from numba import njit
 from engine.core.bits import popcount
 from engine.core.convert import move_to_uci
 from engine.core.games import make_move
-from engine.core.state import BISHOP, HASH, KNIGHT, MAX_MOVES, QUEEN, ROOK
+from engine.core.state import BISHOP, CHESS, GAME, HASH, KNIGHT, MAX_MOVES, QUEEN, ROOK
 from engine.search.algorithm import (
     NOT_PROVEN,
     PROVEN_DRAW,
@@ -114,6 +114,9 @@ from engine.search.tree import (
 (K_SOLVER, K_TT, K_MIX, K_DEPTH, K_EVALUATE, K_DEEPEN) = range(6, 12)
 K_CAPTURES, K_CUT, K_ROOT_DEPTH, K_ENDGAME = 12, 13, 14, 15
 KERNEL_PARAMS = 16
+#: A root with at most this many knights, bishops, rooks and queens (both sides) is an
+#: endgame, where ``c_endgame`` replaces ``c_puct``.
+ENDGAME_PIECES = 6
 #: In a full tree a leaf is re-scored one ply deeper at each visit, up to this many
 #: plies beyond ``leaf_depth`` (deeper still would take longer than a move).
 FULL_TREE_PLIES = 4
@@ -717,6 +720,13 @@ class MCTS(Algorithm):
             game_defaults={"chess": 0.25},  # docs/results.md: pooled 39 % vs 30 % for c = 1
         ),
         ParamSpec(
+            "c_endgame", "float", 1.0,
+            f"c_puct when at most {ENDGAME_PIECES} knights, bishops, rooks and queens are "
+            "left: a won ending is converted by a plan the values do not show yet, which "
+            "wants a broader search than the middlegame", min=0.0, max=10.0,
+            game_defaults={"chess": 0.25},  # as c_puct until a match says otherwise
+        ),
+        ParamSpec(
             "alpha", "float", 0.3,
             "weight α of the implicit minimax value in (1 − α)·Q + α·minimax (0: off)",
             min=0.0, max=1.0,
@@ -839,6 +849,18 @@ class MCTS(Algorithm):
         kp[K_ROOT_DEPTH] = params["root_depth"]
         kp[K_ENDGAME] = params["endgame"]
         return kp
+
+    @classmethod
+    def search_params(cls, params: dict[str, Any], root: np.ndarray) -> dict[str, Any]:
+        """``c_puct`` becomes ``c_endgame`` when the root is an endgame, counted by its
+        pieces (the phase rarely changes within one search, and most selections are made
+        near the root)."""
+        if "c_endgame" not in params:
+            return params
+        pieces = popcount(root[KNIGHT] | root[BISHOP] | root[ROOK] | root[QUEEN])
+        if pieces > ENDGAME_PIECES or root[GAME] != CHESS:
+            return params
+        return {**params, "c_puct": params["c_endgame"]}
 
     # ------------------------------------------------------------ reading the tree
     @staticmethod
@@ -1057,6 +1079,7 @@ class MCTS(Algorithm):
         search.stop = stop
         search.stats[ABORTED] = 0
         search.stats[QCHECKS] = w.params["qchecks"]
+        w.kparams[K_C] = cls.search_params(w.params, w.root)["c_puct"]
         return mcts_run(
             w.tree.arrays, w.root, w.scratch(trace), search.arrays,
             cache.keys, cache.scores, w.kparams, max_iters, stop, w.full, w.rng,

@@ -363,3 +363,22 @@ def test_a_mate_the_expansions_search_finds_proves_the_child_at_once() -> None:
     assert info.bestmove != "a1a5"
     (row,) = [m for m in info.moves if m.move == "a1a5"]
     assert row.proof == PROVEN_LOSS and row.mate == 2
+
+
+def test_c_endgame_replaces_c_puct_once_few_pieces_remain() -> None:
+    """The kernel, the step trace and the table all read the exploration weight from
+    ``search_params``: ``c_endgame`` in the rook ending, ``c_puct`` in the Italian game."""
+    from engine.search.algorithms.mcts import MCTS
+
+    params = {"c_puct": 0.25, "c_endgame": 2.0}
+    ending = MCTS.search_params(params, state_from_fen(ROOK_ENDING, "chess"))
+    assert ending["c_puct"] == 2.0
+    assert MCTS.search_params(params, state_from_fen(ITALIAN, "chess"))["c_puct"] == 0.25
+
+    def visits(fen: str, c_puct: float) -> list[int]:
+        controller, _ = search(fen, {"c_puct": c_puct, "c_endgame": 0.5}, 300)
+        tree = controller.workers[0].tree
+        return [int(tree.visits[k]) for k in tree.children(ROOT)]
+
+    assert visits(ROOK_ENDING, 0.1) == visits(ROOK_ENDING, 5.0)  # c_puct is not read there
+    assert visits(ITALIAN, 0.1) != visits(ITALIAN, 5.0)
