@@ -173,9 +173,15 @@ def search_depth(kparams: np.ndarray, ply: int, s: np.ndarray) -> int:
     depth = max(np.int64(kparams[K_DEPTH]), np.int64(kparams[K_ROOT_DEPTH]) - ply)
     endgame = np.int64(kparams[K_ENDGAME])
     if endgame > 0:
-        pieces = popcount(s[KNIGHT] | s[BISHOP] | s[ROOK] | s[QUEEN])
-        depth += max(0, endgame - pieces)
+        depth += max(0, endgame - pieces(s))
     return depth
+
+
+@njit(cache=True, nogil=True)
+def pieces(s: np.ndarray) -> int:
+    """Knights, bishops, rooks and queens of both sides: how far into the endgame ``s``
+    is, for ``endgame`` and ``c_endgame``."""
+    return popcount(s[KNIGHT] | s[BISHOP] | s[ROOK] | s[QUEEN])
 
 
 @njit(cache=True, nogil=True)
@@ -499,7 +505,8 @@ def mcts_iteration(
     info[T_SIM_PLIES] = 0
     info[T_SIM_RANDOM] = 0
     # the depth of the leaf's search, or of its children's when it was expanded
-    info[T_SIM_DEPTH] = search_depth(kparams, tree[DEPTH][node] + (1 if expanded else 0), s)
+    leaf_depth = search_depth(kparams, tree[DEPTH][node] + (1 if expanded else 0), s)
+    info[T_SIM_DEPTH] = leaf_depth
     f = flags[node]
     if not (f & (PROVEN | TERMINAL | EVALUATED)) and tree[NUM_LEGAL][node] == UNKNOWN:
         look(tree, node, s, moves, keys, HIST_MAX + length - 1)  # is the game over here?
@@ -520,8 +527,7 @@ def mcts_iteration(
         score = 2.0 * reward - 1.0
         info[T_SIM_STATUS] = SIM_CACHED
     else:  # a new leaf, or (deepen) one visited again before its expansion, one ply deeper
-        leaf_depth = search_depth(kparams, tree[DEPTH][node], s)
-        if leaf_depth != depth:
+        if leaf_depth != depth:  # (not expanded here: the leaf's own depth)
             use_cache = False  # the table holds scores of the base depth only
         if rescore:
             extra = tree[VISITS][node] + scored_unvisited
@@ -855,10 +861,7 @@ class MCTS(Algorithm):
         """``c_puct`` becomes ``c_endgame`` when the root is an endgame, counted by its
         pieces (the phase rarely changes within one search, and most selections are made
         near the root)."""
-        if "c_endgame" not in params:
-            return params
-        pieces = popcount(root[KNIGHT] | root[BISHOP] | root[ROOK] | root[QUEEN])
-        if pieces > ENDGAME_PIECES or root[GAME] != CHESS:
+        if root[GAME] != CHESS or pieces(root) > ENDGAME_PIECES:
             return params
         return {**params, "c_puct": params["c_endgame"]}
 
