@@ -180,8 +180,15 @@ def click_move(page: Any, uci: str) -> None:
 
 
 def selected_info(node_id: int) -> str:
-    """A JS predicate: the page holds the server's details of node ``node_id``."""
-    return f"() => (window.canopy.state.inside.nodeInfo || {{}}).id === {node_id}"
+    """A JS predicate: the node card shows the server's details of node ``node_id``.
+
+    The page's state holds a node frame one animation frame before the card is drawn
+    from it, so waiting on the state alone let a test read an empty card.
+    """
+    return (
+        f"() => (window.canopy.state.inside.nodeInfo || {{}}).id === {node_id}"
+        f" && document.querySelector('#node-card').dataset.info === '{node_id}'"
+    )
 
 
 def tab(page: Any, name: str) -> None:

@@ -56,9 +56,15 @@ export function createNodeCard(container, { onSelect, onClose }) {
   /** `node`: the tree frame's entry; `info`: the server's node frame (may be stale or null). */
   function render({ node, info, game, rootFen, parentVisits, orientation, evalsOf = null }) {
     container.hidden = !node && !info;
-    if (!node && !info) return;
+    if (!node && !info) {
+      container.dataset.info = "";
+      return;
+    }
     const id = node ? node.id : info.id;
     const fresh = info && info.id === id ? info : null;
+    // Which node's details the card shows: the page state holds a node frame one
+    // animation frame before the card draws it, so tests (and tools) wait on this.
+    container.dataset.info = fresh ? String(fresh.id) : "";
     parentId = node ? node.parent : fresh ? fresh.parent : null;
     up.disabled = parentId === null || parentId < 0;
     const fen = fresh ? fresh.fen : null;
