@@ -81,7 +81,14 @@ from engine.search.parts.leaf import LeafCache, capture_first_score, leaf_score,
 from engine.search.parts.path import HIST_MAX, begin, descend, guard, record_new
 from engine.search.parts.prior import move_gain, normalise_priors
 from engine.search.parts.pv import PV_PROVEN_FIRST, pv_child
-from engine.search.parts.select import blended_q, fpu_value, puct_score, select_puct
+from engine.search.parts.select import (
+    blended_q,
+    centre_odds,
+    centred,
+    fpu_value,
+    puct_score,
+    select_puct,
+)
 from engine.search.parts.simulate import outcome_reward
 from engine.search.parts.solver import prove
 from engine.search.tree import (
@@ -112,8 +119,8 @@ from engine.search.tree import (
 # kernel parameter slots
 (K_C, K_ALPHA, K_FPU, K_TEMP, K_UNIFORM, K_QUIESCE) = range(6)
 (K_SOLVER, K_TT, K_MIX, K_DEPTH, K_EVALUATE, K_DEEPEN) = range(6, 12)
-K_CAPTURES, K_CUT, K_ROOT_DEPTH, K_ENDGAME = 12, 13, 14, 15
-KERNEL_PARAMS = 16
+K_CAPTURES, K_CUT, K_ROOT_DEPTH, K_ENDGAME, K_CENTRE = 12, 13, 14, 15, 16
+KERNEL_PARAMS = 17
 #: A root with at most this many knights, bishops, rooks and queens (both sides) is an
 #: endgame, where ``c_endgame`` replaces ``c_puct``.
 ENDGAME_PIECES = 6
@@ -496,7 +503,7 @@ def mcts_iteration(
                 return False
             expanded = True
             break  # its other replies scored: its new minimax value is backed up
-        child = select_puct(tree, node, c_puct, alpha, fpu, solver)
+        child = select_puct(tree, node, c_puct, alpha, fpu, solver, kparams[K_CENTRE])
         if child == NONE:
             break
         node = child
@@ -670,6 +677,7 @@ class MCTSChildStats(ChildStats):
     prior: float = 0.0
     urgency: float = 0.5
     evaluated_unvisited: bool = False
+    odds: float = 1.0  # what its chooser's values are centred on (``centre``)
 
     @property
     def evaluated(self) -> bool:
@@ -690,13 +698,15 @@ class MCTSWorker(Worker):
             proof = {1: PROVEN_WIN, -1: PROVEN_LOSS}.get(int(t.outcome[node]), PROVEN_DRAW)
             mate = mate_plies(stats.value) if is_mate_score(stats.value) else None
         parent = int(t.parent[node])
-        urgency = 0.5
+        urgency, odds = 0.5, 1.0
         if parent != NONE:
-            urgency = float(fpu_value(t.arrays, parent, self.params["fpu"]))
+            odds = float(centre_odds(t.arrays, parent, self.params["centre"]))
+            urgency = float(fpu_value(t.arrays, parent, self.params["fpu"], odds))
         return MCTSChildStats(
             **{**stats.__dict__, "proof": proof, "mate": mate},
             prior=float(t.prior[node]),
             urgency=urgency,
+            odds=odds,
             evaluated_unvisited=bool(t.flags[node] & EVALUATED) and stats.visits == 0,
         )
 
@@ -737,6 +747,12 @@ class MCTS(Algorithm):
             "weight α of the implicit minimax value in (1 − α)·Q + α·minimax (0: off)",
             min=0.0, max=1.0,
             game_defaults={"chess": 1.0},  # with every child scored, minimax leads
+        ),
+        ParamSpec(
+            "centre", "float", 0.0,
+            "how far selection reads values relative to the root's own value (1: the root's "
+            "value reads as ½, so a won position's moves keep their differences; 0: off)",
+            min=0.0, max=1.0,
         ),
         ParamSpec(
             "fpu", "float", 0.1,
@@ -854,6 +870,7 @@ class MCTS(Algorithm):
         kp[K_CUT] = params["cut"]
         kp[K_ROOT_DEPTH] = params["root_depth"]
         kp[K_ENDGAME] = params["endgame"]
+        kp[K_CENTRE] = params["centre"]
         return kp
 
     @classmethod
@@ -900,7 +917,8 @@ class MCTS(Algorithm):
             exploit = float(blended_q(child.value_sum, child.visits, child.value, params["alpha"]))
             return SelectionTerms(exploit, None, exploit)
         if child.evaluated:
-            exploit = float(blended_q(child.value_sum, child.visits, child.value, params["alpha"]))
+            blend = blended_q(child.value_sum, child.visits, child.value, params["alpha"])
+            exploit = float(centred(blend, child.odds))
         else:
             exploit = child.urgency
         score, explore = puct_score(
