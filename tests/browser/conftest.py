@@ -81,11 +81,16 @@ def run_server(data_dir: Path, log: Path, env: dict[str, str] | None = None) -> 
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"the server did not start:\n{log.read_text()}")
             time.sleep(0.1)
-        # Let the kernels warm up so the first game does not wait for a compile.
-        while time.monotonic() < deadline:
-            with urllib.request.urlopen(base + "/api/server", timeout=1) as r:
+        # Let the kernels warm up so the first game does not wait for a compile: on a
+        # fresh clone of a loaded machine that takes minutes, and a test that went on
+        # meanwhile would time out waiting for its first step (seen in CI).
+        warm_deadline = time.monotonic() + 600
+        while True:
+            with urllib.request.urlopen(base + "/api/server", timeout=5) as r:
                 if json.load(r)["warm"]:
                     break
+            if proc.poll() is not None or time.monotonic() > warm_deadline:
+                raise RuntimeError(f"the kernels did not warm up:\n{log.read_text()}")
             time.sleep(0.2)
         yield base
     finally:
