@@ -35,7 +35,7 @@ from engine.search.tree import (
 )
 
 if TYPE_CHECKING:
-    from engine.search.info import SearchInfo
+    from engine.search.info import MoveStats, SearchInfo
 
 #: ``ChildStats.proof`` / ``MoveStats.proof``: the game-theoretic value once it is known,
 #: for the side to move at the parent (at the root: the side to move).
@@ -286,6 +286,13 @@ class Algorithm:
         decisive = 1 if child.terminal and child.outcome > 0 else 0
         q = cls.q(child) if child.visits else -1.0
         return decisive, cls.final_key(child, params, threads), q, cls.display_eval(child)
+
+    @classmethod
+    def final_order(cls, moves: list[MoveStats]) -> list[MoveStats]:
+        """The root table, sorted by :meth:`final_rank`, as it is played and shown: the
+        first move is the one played. A rule that needs the whole table (not one child
+        at a time) reorders it here; by default it stands."""
+        return moves
 
     @classmethod
     def pv_key(cls, tree: Tree, node: int) -> float:

@@ -148,6 +148,7 @@ def root_table(
             )
         )
     rows.sort(key=lambda r: r[0], reverse=True)
+    ordered = algorithm.final_order([r[1] for r in rows])
     per_thread: list[ThreadStats] = []
     if threads > 1:
         for w in workers:
@@ -167,7 +168,7 @@ def root_table(
             ]
             own.sort(key=lambda m: m.visits, reverse=True)
             per_thread.append(ThreadStats(w.thread, w.iterations, _nodes(w), tuple(own)))
-    return tuple(r[1] for r in rows), tuple(per_thread)
+    return tuple(ordered), tuple(per_thread)
 
 
 def tree_nodes(

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numba import njit
@@ -116,6 +116,9 @@ from engine.search.tree import (
     VISITS,
 )
 
+if TYPE_CHECKING:
+    from engine.search.info import MoveStats
+
 # kernel parameter slots
 (K_C, K_ALPHA, K_FPU, K_TEMP, K_UNIFORM, K_QUIESCE) = range(6)
 (K_SOLVER, K_TT, K_MIX, K_DEPTH, K_EVALUATE, K_DEEPEN) = range(6, 12)
@@ -124,6 +127,9 @@ KERNEL_PARAMS = 17
 #: A root with at most this many knights, bishops, rooks and queens (both sides) is an
 #: endgame, where ``c_endgame`` replaces ``c_puct``.
 ENDGAME_PIECES = 6
+#: How far above a draw (an evaluation in [-1, 1]; 0.05 is about 35 cp) a move not yet
+#: proven must be valued for the final choice to prefer it to a proven draw.
+DRAW_MARGIN = 0.05
 #: In a full tree a leaf is re-scored one ply deeper at each visit, up to this many
 #: plies beyond ``leaf_depth`` (deeper still would take longer than a move).
 FULL_TREE_PLIES = 4
@@ -963,6 +969,21 @@ class MCTS(Algorithm):
     @classmethod
     def final_key(cls, child: ChildStats, params: dict[str, Any], threads: int) -> float:
         return float(child.visits)
+
+    @classmethod
+    def final_order(cls, moves: list[MoveStats]) -> list[MoveStats]:
+        """A proven draw at the top gives way to a move not yet proven that the search
+        values above a draw (by :data:`DRAW_MARGIN`) and has visited at least half as
+        often. A proven draw costs nothing to visit again — each visit returns at once —
+        so it gathers visits while the better move is still being searched; in a won
+        game that repeated the position (session 23's games)."""
+        if not moves or moves[0].proof != PROVEN_DRAW:
+            return moves
+        draw = moves[0]
+        for i, m in enumerate(moves[1:], start=1):
+            if m.proof == NOT_PROVEN and m.eval > DRAW_MARGIN and 2 * m.visits >= draw.visits:
+                return [m, *moves[:i], *moves[i + 1 :]]
+        return moves
 
     # ------------------------------------------------------------ step trace
     @classmethod
