@@ -39,6 +39,9 @@ ITALIAN = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
 
 
 def search(fen: str | None, params: dict, iterations: int, moves: tuple[str, ...] = ()):
+    """``params`` on top of the defaults, but with ``root_depth = 0`` unless they name it
+    (the chess default is 2): each test names the depths it checks."""
+    params = {"root_depth": 0, **params}
     controller = SearchController(
         "chess", fen, moves=moves, algorithm="mcts", params=params, seed=1
     )
@@ -197,8 +200,8 @@ def test_a_full_tree_searches_on_by_scoring_its_leaves_deeper(params: dict) -> N
     FULL_TREE_PLIES), each evaluation the search of that depth."""
     budget = 3000
     controller = SearchController(
-        "chess", ITALIAN, algorithm="mcts", params={**params, "tt": False}, seed=1,
-        node_budget=budget,
+        "chess", ITALIAN, algorithm="mcts", params={**params, "tt": False, "root_depth": 0},
+        seed=1, node_budget=budget,
     )  # fmt: skip
     info = controller.search(iterations=4000)
     worker = controller.workers[0]
