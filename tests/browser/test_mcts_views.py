@@ -220,7 +220,7 @@ def test_step_mode_proves_a_mate_in_one_when_it_expands_the_root(server, page) -
 def test_step_mode_backs_a_mate_in_two_up_the_path_as_proofs(server, page) -> None:
     # A quiet first move: Qd8+ (MATE_IN_TWO) is proven at the root's expansion, when its
     # reply's search finds the mate, so nothing would be backed up along a path.
-    step_game(server, page, QUIET_MATE_IN_TWO, {})
+    step_game(server, page, QUIET_MATE_IN_TWO, {"root_depth": 0})  # 2 would prove it at once
     step = step_until(
         page,
         lambda s: any(r["proof"] and r["depth"] >= 1 for r in s["backpropagation"]),
@@ -242,21 +242,41 @@ def simulation_kinds() -> list[Any]:
     return [
         pytest.param(
             HANGING_QUEEN,
-            {"expand": "lazy"},
+            {"expand": "lazy", "root_depth": 0},
             lambda s: s["kind"] == "quiescence" and len(s["san"]) >= 2 and not s["cached"],
             lambda s: ["Quiescence search: captures and promotions", *line(s)],
             id="quiescence-line",
         ),
         pytest.param(
+            HANGING_QUEEN,
+            {"expand": "lazy"},  # chess: root_depth = 2, so a root move gets a 1-ply search
+            lambda s: s["kind"] == "quiescence" and s["depth"] == 1 and not s["cached"],
+            lambda s: [
+                "scored by an alpha-beta search of 1 ply (the nearer the root, the deeper)",
+                "An alpha-beta search of 1 ply, then quiescence search",
+            ],
+            id="root-depth-line",
+        ),
+        pytest.param(
             MIDDLEGAME,
-            {"expand": "evaluate"},
+            {"expand": "evaluate", "root_depth": 0},
             lambda s: s.get("expanded") and "every child scored" in s["note"],
             lambda s: ["The leaf was expanded and every child scored (the first exactly"],
             id="evaluating-expansion",
         ),
         pytest.param(
             MIDDLEGAME,
-            {"expand": "evaluate", "cut": True},
+            {"expand": "evaluate"},  # the root's expansion: its children get 1-ply searches
+            lambda s: s.get("expanded") and "every child scored by" in s["note"],
+            lambda s: [
+                "The leaf was expanded and every child scored by an alpha-beta search of 1 ply "
+                "and quiescence (the first exactly"
+            ],
+            id="root-depth-expansion",
+        ),
+        pytest.param(
+            MIDDLEGAME,
+            {"expand": "evaluate", "cut": True, "root_depth": 0},
             lambda s: s.get("expanded") and "alpha-beta's cut" in s["note"],
             lambda s: ["The leaf was expanded and its children scored in order until one"],
             id="cut",

@@ -454,7 +454,9 @@ function simulationPanel(step, ctx) {
       const random = sim.random_plies || 0;
       const lede = random
         ? `Instead of a random playout to the end, ${leafLine} is played on for ${random} random ${random === 1 ? "ply" : "plies"} (a capture whenever there is one), and where they stop a quiescence search plays the captures out until the position is quiet, where the evaluation scores it.`
-        : `Instead of a random playout, ${leafLine} is scored by a quiescence search: the captures play out until the position is quiet, where the evaluation scores it.`;
+        : sim.depth
+          ? `Instead of a random playout, ${leafLine} is scored by an alpha-beta search of ${sim.depth} ${sim.depth === 1 ? "ply" : "plies"} (the nearer the root, the deeper) and, at its ends, a quiescence search: the captures play out until the position is quiet, where the evaluation scores it.`
+          : `Instead of a random playout, ${leafLine} is scored by a quiescence search: the captures play out until the position is quiet, where the evaluation scores it.`;
       return [
         h("p", { class: "lede" }, lede),
         h("p", {}, capitalised(sim.note || "")),

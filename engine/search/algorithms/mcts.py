@@ -1020,7 +1020,8 @@ class MCTS(Algorithm):
         leaf = view.params["leaf"]
         depth = int(worker.info[T_SIM_DEPTH])
         random = int(worker.info[T_SIM_RANDOM])
-        searched = f"an alpha-beta search of {depth} plies, then " if depth else ""
+        plies_text = f"{depth} {'ply' if depth == 1 else 'plies'}"
+        searched = f"an alpha-beta search of {plies_text}, then " if depth else ""
         if random:
             searched = (
                 f"{random} {'ply' if random == 1 else 'plies'} at random, captures first "
@@ -1043,7 +1044,7 @@ class MCTS(Algorithm):
                     "the reward is its minimax value"
                 )
             else:
-                how = f" by an alpha-beta search of {depth} plies and quiescence" if depth else ""
+                how = f" by an alpha-beta search of {plies_text} and quiescence" if depth else ""
                 note = (
                     f"the leaf was expanded and every child scored{how} (the first exactly, "
                     "the others with a null window at the best so far); the reward is its "
