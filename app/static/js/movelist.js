@@ -4,6 +4,7 @@
 // after which the mover's expected score fell by SWING or more are marked.
 
 import { $, h, setText } from "./dom.js";
+import { plies } from "./notation.js";
 import { reviewPly, swings } from "./review.js";
 import { resultText, viewedPly } from "./state.js";
 
@@ -39,7 +40,7 @@ export function createMoveList({ onNavigate }) {
     const active = list.querySelector("button.current");
     if (active && s.view.ply !== null) active.scrollIntoView({ block: "nearest" });
     else if (s.view.ply === null) list.scrollTop = list.scrollHeight;
-    setText(plyCount, game.ply ? `${game.ply} ${game.ply === 1 ? "ply" : "plies"}` : "");
+    setText(plyCount, game.ply ? plies(game.ply) : "");
     const text = resultText(game);
     result.hidden = !text;
     setText(result, text);

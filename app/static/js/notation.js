@@ -51,6 +51,11 @@ export function compact(v) {
   return String(Math.round(v * 100) / 100);
 }
 
+/** "1 ply", "3 plies". */
+export function plies(n) {
+  return `${n} ${n === 1 ? "ply" : "plies"}`;
+}
+
 export function count(n) {
   if (n === null || n === undefined) return "–";
   return Math.round(n).toLocaleString("en-US");

@@ -8,7 +8,7 @@
 
 import { arrowShapes } from "./arrows.js";
 import { h } from "./dom.js";
-import { count, fixed, formatLine, plyLabel, signed } from "./notation.js";
+import { count, fixed, formatLine, plies, plyLabel, signed } from "./notation.js";
 import { opposite, proofText, sideName, turnOf } from "./state.js";
 
 const PHASES = ["selection", "expansion", "simulation", "backpropagation"];
@@ -455,7 +455,7 @@ function simulationPanel(step, ctx) {
       const lede = random
         ? `Instead of a random playout to the end, ${leafLine} is played on for ${random} random ${random === 1 ? "ply" : "plies"} (a capture whenever there is one), and where they stop a quiescence search plays the captures out until the position is quiet, where the evaluation scores it.`
         : sim.depth
-          ? `Instead of a random playout, ${leafLine} is scored by an alpha-beta search of ${sim.depth} ${sim.depth === 1 ? "ply" : "plies"} (the nearer the root, the deeper) and, at its ends, a quiescence search: the captures play out until the position is quiet, where the evaluation scores it.`
+          ? `Instead of a random playout, ${leafLine} is scored by an alpha-beta search of ${plies(sim.depth)} (the nearer the root, the deeper) and, at its ends, a quiescence search: the captures play out until the position is quiet, where the evaluation scores it.`
           : `Instead of a random playout, ${leafLine} is scored by a quiescence search: the captures play out until the position is quiet, where the evaluation scores it.`;
       return [
         h("p", { class: "lede" }, lede),

@@ -717,6 +717,11 @@ class MCTSWorker(Worker):
         )
 
 
+def ply_count(n: int) -> str:
+    """The count with its noun, "1 ply" or "3 plies" (the step view's notes)."""
+    return f"{n} {'ply' if n == 1 else 'plies'}"
+
+
 def proof_rank(child: ChildStats) -> int:
     """2 for a proven win, 0 for a proven loss, 1 otherwise (draws and the unknown)."""
     if child.proof == PROVEN_WIN:
@@ -1020,11 +1025,11 @@ class MCTS(Algorithm):
         leaf = view.params["leaf"]
         depth = int(worker.info[T_SIM_DEPTH])
         random = int(worker.info[T_SIM_RANDOM])
-        plies_text = f"{depth} {'ply' if depth == 1 else 'plies'}"
-        searched = f"an alpha-beta search of {plies_text}, then " if depth else ""
+        depth_text = ply_count(depth)
+        searched = f"an alpha-beta search of {depth_text}, then " if depth else ""
         if random:
             searched = (
-                f"{random} {'ply' if random == 1 else 'plies'} at random, captures first "
+                f"{ply_count(random)} at random, captures first "
                 f"({' '.join(san[:random])}), then " + searched
             )
         if view.status == SIM_EXPANDED:
@@ -1044,7 +1049,7 @@ class MCTS(Algorithm):
                     "the reward is its minimax value"
                 )
             else:
-                how = f" by an alpha-beta search of {plies_text} and quiescence" if depth else ""
+                how = f" by an alpha-beta search of {depth_text} and quiescence" if depth else ""
                 note = (
                     f"the leaf was expanded and every child scored{how} (the first exactly, "
                     "the others with a null window at the best so far); the reward is its "

@@ -163,7 +163,8 @@ def fpu_value(tree: tuple, node: int, fpu: float, odds: float) -> float:
     ``node``'s own leaf evaluation read as the chooser's expected score (centred by
     ``odds``), less ``fpu``. (The evaluation, not the running mean: it is fixed once
     ``node`` is evaluated, so the step view recomputes exactly the urgency the kernel
-    compared.)"""
+    compared — with ``centre`` off; centred, the odds follow the root's value, which the
+    step being shown may have moved.)"""
     return centred(0.5 * (1.0 - tree[EVAL][node]), odds) - fpu
 
 
