@@ -64,6 +64,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         nodes=args.nodes, gate_games=args.gate_games, tuples=args.tuples or DEFAULT_TUPLES,
         hidden=args.hidden or DEFAULT_HIDDEN, fit_linear=args.fit_linear,
         fit_contact=args.fit_contact, target=args.target, lam=args.lam,
+        gate_algo=args.gate_algo, gate_budget=args.gate_budget,
     )  # fmt: skip
     out = Path(args.out or f"train-{args.game}")
     init = Path(args.init) if args.init else None
@@ -95,6 +96,7 @@ def add_train_command(command: Callable[[str, Any, str], argparse.ArgumentParser
     from engine.learn.ntuple import DEFAULT_TUPLES, TUPLE_SETS
     from engine.learn.train import TARGETS
     from engine.search.learned_weights import MAX_HIDDEN
+    from engine.search.registry import ALGORITHMS
 
     p = command(
         "train",
@@ -121,9 +123,20 @@ def add_train_command(command: Callable[[str, Any, str], argparse.ArgumentParser
     p.add_argument("--gate-games", type=_positive_int, default=40,
                    help="gating games a generation (even)")  # fmt: skip
     p.add_argument(
+        "--gate-algo", choices=tuple(ALGORITHMS), default=None,
+        help="play the gating matches with this algorithm, the one the weights are for "
+        "(default: self-play's alpha-beta player)",
+    )  # fmt: skip
+    p.add_argument(
+        "--gate-budget", type=_nonnegative_int, default=0, metavar="N",
+        help="gating: --gate-algo's iterations a move, else alpha-beta nodes (0: --nodes)",
+    )  # fmt: skip
+    p.add_argument(
         "--target", choices=TARGETS, default="blend",
-        help="what each position is fitted to: blend (LAM x result + the rest search score) "
-        "or td (the TD(LAM) return over the searches that followed)",
+        help="what each position is fitted to: blend (LAM x result + the rest search score), "
+        "td (the TD(LAM) return over the searches that followed) or quiescence (the leaves "
+        "and some of their children, LAM x result + the rest a 1-ply quiescence score: for "
+        "searches whose leaves are not settled, uct-minimax and bfms leaf=static)",
     )  # fmt: skip
     p.add_argument("--lam", type=float, default=0.7, metavar="LAM",
                    help="blend: the result's share; td: lambda (0..1, default 0.7)")  # fmt: skip

@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from engine.learn.fitting import cross_entropy, fit  # noqa: E402
 from engine.learn.ntuple import Model, tuple_squares  # noqa: E402
-from engine.learn.players import Player  # noqa: E402
+from engine.learn.players import Player, Searcher  # noqa: E402
 from engine.learn.train import (  # noqa: E402
     HOLDOUT,
     Pool,
@@ -48,7 +48,7 @@ from engine.search.learned_weights import save_weights  # noqa: E402
 def selfplay(out: Path, games: int, nodes: int, seed: int) -> dict:
     trainer = Trainer(TrainConfig(games=games, nodes=nodes, seed=seed), out)
     out.mkdir(parents=True, exist_ok=True)
-    pool = Pool(1, nodes)
+    pool = Pool(1)
     started = time.monotonic()
     try:
         records = trainer.self_play(1, pool)
@@ -65,7 +65,7 @@ def deep(out: Path, nodes: int, every: int) -> dict:
     data = _load_games(out / "gen-001" / "games.npz")
     index = np.arange(0, len(data["states"]), every)
     scores = np.empty(len(index))
-    player = Player(None, nodes)
+    player = Player(None, Searcher(budget=nodes))
     started = time.monotonic()
     try:
         for k, i in enumerate(index):
@@ -113,7 +113,7 @@ def gate(out: Path, variant: str, nodes: int, games: int, seed: int) -> dict:
     config = TrainConfig(games=2, gate_games=games, nodes=nodes, seed=seed, tuples=tuples)
     trainer = Trainer(config, out / "gating")
     trainer.out.mkdir(exist_ok=True)
-    pool = Pool(1, nodes)
+    pool = Pool(1)
     try:
         wins, draws, losses = trainer.gate(1, path, pool)
     finally:

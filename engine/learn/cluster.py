@@ -38,7 +38,14 @@ from typing import Any, BinaryIO
 from engine import USER_NUMBA_CACHE_DIR
 from engine.errors import CanopyError
 from engine.files import write_atomic
-from engine.learn.players import GameRecord, GameTask, Player, environment, play_task
+from engine.learn.players import (
+    GameRecord,
+    GameTask,
+    Player,
+    Searcher,
+    environment,
+    play_task,
+)
 
 EXTRA = "pip install 'canopy[cluster]'"
 LOCAL = "local"  # --scheduler local: a LocalCluster on this machine
@@ -128,7 +135,7 @@ def worker_identity() -> dict[str, Any]:
 # ---------------------------------------------------------------- the worker's side
 
 _lock = threading.Lock()
-_idle: OrderedDict[tuple[str | None, int], list[Player]] = OrderedDict()
+_idle: OrderedDict[tuple[str | None, Searcher], list[Player]] = OrderedDict()
 
 
 def _weights_file(digest: str, blob: bytes) -> Path:
@@ -147,8 +154,8 @@ def _weights_file(digest: str, blob: bytes) -> Path:
     return path
 
 
-def _checkout(digest: str | None, blob: bytes | None, nodes: int) -> Player:
-    key = (digest, nodes)
+def _checkout(digest: str | None, blob: bytes | None, searcher: Searcher) -> Player:
+    key = (digest, searcher)
     with _lock:
         players = _idle.get(key)
         if players:
@@ -159,13 +166,13 @@ def _checkout(digest: str | None, blob: bytes | None, nodes: int) -> Player:
     for p in closing:
         p.close()
     path = None if digest is None or blob is None else _weights_file(digest, blob)
-    return Player(path, nodes)
+    return Player(path, searcher)
 
 
-def _checkin(digest: str | None, nodes: int, player: Player) -> None:
+def _checkin(digest: str | None, searcher: Searcher, player: Player) -> None:
     with _lock:
-        _idle.setdefault((digest, nodes), []).append(player)
-        _idle.move_to_end((digest, nodes))
+        _idle.setdefault((digest, searcher), []).append(player)
+        _idle.move_to_end((digest, searcher))
 
 
 def _allow_children() -> None:
@@ -181,7 +188,6 @@ def play_remote(
     task: GameTask,
     white: tuple[str | None, bytes | None],
     black: tuple[str | None, bytes | None],
-    nodes: int,
     expected: dict[str, Any],
 ) -> GameRecord:
     """Run on a worker: one game, with engines for these weights (digest, bytes)."""
@@ -189,9 +195,9 @@ def play_remote(
     if refusal:
         raise ClusterError(refusal)
     _allow_children()
-    engines = [(white[0], _checkout(*white, nodes))]
+    engines = [(white[0], _checkout(*white, task.searcher))]
     if not task.one_engine:
-        engines.append((black[0], _checkout(*black, nodes)))
+        engines.append((black[0], _checkout(*black, task.searcher)))
     try:
         record = play_task(task, engines[0][1], engines[-1][1])
     except BaseException:
@@ -199,7 +205,7 @@ def play_remote(
             player.close()
         raise
     for digest, player in engines:
-        _checkin(digest, nodes, player)
+        _checkin(digest, task.searcher, player)
     return record
 
 
@@ -209,15 +215,14 @@ def play_remote(
 class ClusterPool:
     """Plays batches of games on a Dask cluster (same interface as the local Pool)."""
 
-    def __init__(self, client: Any, cluster: Any, nodes: int) -> None:
+    def __init__(self, client: Any, cluster: Any) -> None:
         self.client = client
         self.cluster = cluster  # the LocalCluster we started, or None
-        self.nodes = nodes
         self.shipped: dict[Path, tuple[str, Any]] = {}  # weights file → (digest, future)
         self.worker_threads = sum(client.nthreads().values())
 
     @classmethod
-    def connect(cls, address: str, threads: int, nodes: int, timeout: float) -> ClusterPool:
+    def connect(cls, address: str, threads: int, timeout: float) -> ClusterPool:
         """Connect (``local``: start a LocalCluster of ``threads`` worker processes),
         wait for a worker and check every worker's Canopy; :class:`ClusterError` if any
         of that fails, within ``timeout`` seconds for each step."""
@@ -254,7 +259,7 @@ class ClusterPool:
                 refusal = mismatch(mine, theirs, where)
                 if refusal:
                     raise ClusterError(refusal)
-            return cls(client, cluster, nodes)
+            return cls(client, cluster)
         except BaseException:
             _close(client, cluster)
             raise
@@ -275,9 +280,7 @@ class ClusterPool:
         futures = []
         for task in tasks:
             white, black = self._ship(task.white), self._ship(task.black)
-            futures.append(
-                self.client.submit(play_remote, task, white, black, self.nodes, mine, pure=False)
-            )
+            futures.append(self.client.submit(play_remote, task, white, black, mine, pure=False))
         try:
             for done, _ in enumerate(distributed.as_completed(futures), 1):
                 progress(done)

@@ -72,7 +72,7 @@ def compare(out: Path, config: TrainConfig) -> list[dict[str, float | str | int]
     trainer = Trainer(config, out)
     out.mkdir(parents=True, exist_ok=True)
     if not (out / "gen-001" / "games.npz").exists():
-        pool = Pool(1, config.nodes)
+        pool = Pool(1)
         try:
             trainer.self_play(1, pool)
         finally:

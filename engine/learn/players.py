@@ -10,6 +10,13 @@ machine's speed and the number of processes never change a result.
 
 A game is driven by the parent (:func:`play_game`): it holds the position, asks the
 side to move's player for a move, and tells every player the move played.
+
+Self-play always searches with an alpha-beta worker of its own (its principal
+variations give the training positions). A gating match may instead be played with the
+algorithm the weights are meant for (:class:`Searcher`, ``canopy train --gate-algo``): a
+player then runs a :class:`~engine.search.controller.SearchController` of that
+algorithm with a fixed number of iterations a move and a fixed seed, just as
+reproducible.
 """
 
 from __future__ import annotations
@@ -33,14 +40,31 @@ SEARCH_PARAMS = {"max_depth": 64, "quiescence": True, "hash_mb": 4}
 _ENV_LOCK = threading.Lock()
 
 
+@dataclass(frozen=True)
+class Searcher:
+    """The search a player runs for each move, with a fixed budget (never a clock).
+
+    ``algorithm=None`` is self-play's own player: an alpha-beta worker searching
+    ``budget`` nodes, reporting its score and principal variation (the training
+    positions). A registered algorithm's name plays through a search controller with
+    ``budget`` iterations (single thread, seed 0, the tree kept from move to move)."""
+
+    algorithm: str | None = None
+    budget: int = 1500
+
+
 class PlayerError(CanopyError):
     """A player process died or answered nonsense."""
 
     code = "player_failed"
 
 
-def _serve(conn: Connection, nodes: int) -> None:
+def _serve(conn: Connection, searcher: Searcher) -> None:
     """The child's loop: ``("new", state, eval)``, ``("go", keys)``, ``("play", move)``."""
+    if searcher.algorithm is not None:
+        _serve_controller(conn, searcher)
+        return
+    nodes = searcher.budget
     from engine.core.state import EVAL
     from engine.search.algorithms.alphabeta import AlphaBetaWorker
 
@@ -73,6 +97,47 @@ def _serve(conn: Connection, nodes: int) -> None:
             conn.send(("error", f"unknown message {kind!r}"))
 
 
+def _serve_controller(conn: Connection, searcher: Searcher) -> None:
+    """:func:`_serve` for a registered algorithm, through a search controller.
+
+    Only the move matters in the games it plays (gating): its score is reported as 0 and
+    its principal variation as the move alone."""
+    from engine.core.convert import move_to_uci, state_to_fen, uci_to_move
+    from engine.core.state import CHESS, GAME, LEARNED_EVAL
+    from engine.search.controller import SearchController
+
+    controller: SearchController | None = None
+    try:
+        while True:
+            msg = conn.recv()
+            if msg is None:
+                return
+            kind = msg[0]
+            if kind == "new":
+                state = np.array(msg[1], dtype=np.uint64)
+                if controller is not None:
+                    controller.close()
+                controller = SearchController(
+                    "chess" if int(state[GAME]) == CHESS else "knight",
+                    state_to_fen(state),
+                    algorithm=str(searcher.algorithm),
+                    params={"eval": "learned" if msg[2] == LEARNED_EVAL else "hand"},
+                    tree_size=0,
+                )
+                conn.send(("ok",))
+            elif kind == "go" and controller is not None:
+                info = controller.search(iterations=searcher.budget)
+                move = uci_to_move(controller.root, info.bestmove or "")
+                conn.send((move, 0.0, [move]))
+            elif kind == "play" and controller is not None:
+                controller.play(move_to_uci(int(msg[1])))
+            else:
+                conn.send(("error", f"unexpected message {kind!r}"))
+    finally:
+        if controller is not None:
+            controller.close()
+
+
 def _set_environ(values: dict[str, str | None]) -> None:
     for key, value in values.items():
         if value is None:
@@ -97,14 +162,14 @@ def environment(changes: dict[str, str | None]) -> Iterator[None]:
 class Player:
     """One child process playing with one weights file (or the shipped one)."""
 
-    def __init__(self, weights: Path | None, nodes: int) -> None:
+    def __init__(self, weights: Path | None, searcher: Searcher) -> None:
         from engine import USER_NUMBA_CACHE_DIR
         from engine.search.learned_weights import ENV_VAR
 
         self.weights = weights
         ctx = multiprocessing.get_context("spawn")
         self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(target=_serve, args=(child, nodes), daemon=True)
+        self.process = ctx.Process(target=_serve, args=(child, searcher), daemon=True)
         changes = {ENV_VAR: None, "NUMBA_CACHE_DIR": USER_NUMBA_CACHE_DIR}
         if weights is not None:
             changes[ENV_VAR] = str(Path(weights).resolve())
@@ -191,6 +256,7 @@ class GameTask:
     white_learned: bool  # White searches with the learned evaluation (else the hand one)
     black_learned: bool
     max_plies: int
+    searcher: Searcher  # both sides' search and its budget a move
 
     @property
     def one_engine(self) -> bool:

@@ -15,12 +15,15 @@ Each generation
    ``fit_contact``), each position's target a blend of its
    game's result and the search's score (``lam · result + (1 − lam) · (score + 1) / 2``
    for the side to move there, ``lam = 0.7``; or with ``target = "td"`` the TD(λ)
-   return over the searches that followed, :func:`td_targets`); one game in ten is held
-   out and its
+   return over the searches that followed, :func:`td_targets`; or with ``target =
+   "quiescence"`` some leaves and some of their children, each scored by a 1-ply
+   search with quiescence, for searches that evaluate unsettled positions,
+   :mod:`engine.learn.static_leaves`); one game in ten is held out and its
    cross-entropy reported;
 3. plays a gating match of ``gate_games`` games (pairs of openings with colours
-   swapped) of the candidate against the best so far, at the same node budget; the
-   candidate becomes the best if it scores at least half.
+   swapped) of the candidate against the best so far, at the same node budget — or
+   with ``gate_algo``, the algorithm the weights are for, at ``gate_budget``
+   iterations a move; the candidate becomes the best if it scores at least half.
 
 Everything lands in the output directory, each file written whole (temp file +
 rename): ``gen-NNN/games.npz`` and ``gen-NNN/candidate.npz`` per generation,
@@ -60,7 +63,15 @@ from engine.files import write_atomic
 from engine.learn.chessnet import DEFAULT_HIDDEN, ChessModel
 from engine.learn.fitting import Network, cross_entropy, fit
 from engine.learn.ntuple import DEFAULT_TUPLES, TUPLE_SETS, Model, tuple_squares
-from engine.learn.players import GameRecord, GameTask, Player, opening_state, play_task
+from engine.learn.players import (
+    GameRecord,
+    GameTask,
+    Player,
+    Searcher,
+    opening_state,
+    play_task,
+)
+from engine.learn.static_leaves import static_positions
 from engine.search.learned_weights import (
     GAMES,
     MAX_HIDDEN,
@@ -69,11 +80,12 @@ from engine.search.learned_weights import (
     load_weights,
     save_weights,
 )
+from engine.search.registry import ALGORITHMS
 
 STATE_FILE = "train.json"
 BEST_FILE = "best.npz"
 HOLDOUT = 10  # every tenth game is held out of the fit
-TARGETS = ("blend", "td")  # what each position is fitted to (TrainConfig.target)
+TARGETS = ("blend", "td", "quiescence")  # what each position is fitted to (TrainConfig.target)
 #: Each game's L2 pull towards the start (the hand evaluation). The chess network overfits
 #: the few hundred games' results without a strong one (docs/learning.md, "Chess: which
 #: model"); the knight-chess tuples are convex and were measured with the weak one.
@@ -98,7 +110,10 @@ class TrainConfig:
     gate_games: int = 40
     random_plies: int = 4
     window: int = 3  # generations of games the fit sees
-    target: str = "blend"  # blend: lam · result + (1 − lam) · search; td: TD(lam) (td_targets)
+    # blend: lam · result + (1 − lam) · search; td: TD(lam) (td_targets); quiescence: the
+    # leaves and some of their children, lam · result + (1 − lam) · a 1-ply + quiescence
+    # score (engine.learn.static_leaves), for searches with unsettled leaves
+    target: str = "blend"
     lam: float = 0.7  # blend: the game's result's share of the target; td: the λ of TD(λ)
     l2: float | None = None  # the pull towards the start; None: the game's L2 below
     iterations: int = 150  # L-BFGS iterations per fit
@@ -107,6 +122,10 @@ class TrainConfig:
     tuples: str = DEFAULT_TUPLES  # knight: the N-tuple network's tuples
     hidden: int = DEFAULT_HIDDEN  # chess: the network's hidden units
     max_plies: int = 400
+    # The gating match's algorithm (None: self-play's alpha-beta player) and its budget a
+    # move: iterations (None: nodes); 0: ``nodes``
+    gate_algo: str | None = None
+    gate_budget: int = 0
 
     def __post_init__(self) -> None:
         if self.game not in GAMES:
@@ -130,6 +149,12 @@ class TrainConfig:
             ("iterations", self.iterations >= 1, "at least 1"),
             ("tuples", self.tuples in TUPLE_SETS, f"one of {', '.join(TUPLE_SETS)}"),
             ("hidden", 1 <= self.hidden <= MAX_HIDDEN, f"1..{MAX_HIDDEN}"),
+            (
+                "gate_algo",
+                self.gate_algo is None or self.gate_algo in ALGORITHMS,
+                f"one of {', '.join(ALGORITHMS)}",
+            ),
+            ("gate_budget", self.gate_budget >= 0, "0 or more"),
         )
         for name, ok, allowed in checks:
             if not ok:
@@ -142,7 +167,19 @@ class TrainConfig:
         del out["generations"]
         for key in ("tuples", "fit_contact") if self.game == "chess" else ("hidden",):
             del out[key]
+        # Left out at their defaults, so runs from before they existed still resume.
+        for key, default in (("gate_algo", None), ("gate_budget", 0)):
+            if out[key] == default:
+                del out[key]
         return out
+
+    @property
+    def self_play_searcher(self) -> Searcher:
+        return Searcher(None, self.nodes)
+
+    @property
+    def gate_searcher(self) -> Searcher:
+        return Searcher(self.gate_algo, self.gate_budget or self.nodes)
 
     def network(self) -> Network:
         """The game's network, to be fitted."""
@@ -219,37 +256,40 @@ def _digest(path: Path) -> str:
 
 
 class Pool:
-    """Player processes by weights file, ``threads`` of each, started on first use: the
-    default way to play a batch of games (:class:`engine.learn.cluster.ClusterPool`
-    sends them to a Dask cluster instead)."""
+    """Player processes by weights file and search, ``threads`` of each, started on first
+    use: the default way to play a batch of games
+    (:class:`engine.learn.cluster.ClusterPool` sends them to a Dask cluster instead)."""
 
-    def __init__(self, threads: int, nodes: int) -> None:
+    def __init__(self, threads: int) -> None:
         self.threads = threads
-        self.nodes = nodes
-        self.players: dict[str, list[Player]] = {}
+        self.players: dict[tuple[str, Searcher], list[Player]] = {}
 
-    def get(self, weights: Path | None) -> list[Player]:
-        key = str(weights) if weights else "hand"
+    def get(self, weights: Path | None, searcher: Searcher) -> list[Player]:
+        key = (str(weights) if weights else "hand", searcher)
         if key not in self.players:
-            self.players[key] = [Player(weights, self.nodes) for _ in range(self.threads)]
+            self.players[key] = [Player(weights, searcher) for _ in range(self.threads)]
         return self.players[key]
 
     def play(self, tasks: list[GameTask], progress: Callable[[int], None]) -> list[GameRecord]:
         """Every task, ``threads`` at once; the records in the tasks' order."""
-        for weights in dict.fromkeys(w for t in tasks for w in (t.white, t.black)):
-            self.get(weights)  # started here, not by the game threads at once
+        for weights, searcher in dict.fromkeys(
+            (w, t.searcher) for t in tasks for w in (t.white, t.black)
+        ):
+            self.get(weights, searcher)  # started here, not by the game threads at once
 
         def one(index: int, slot: int) -> GameRecord:
             task = tasks[index]
-            white = self.get(task.white)[slot]
-            black = white if task.one_engine else self.get(task.black)[slot]
+            white = self.get(task.white, task.searcher)[slot]
+            black = white if task.one_engine else self.get(task.black, task.searcher)[slot]
             return play_task(task, white, black)
 
         return _run_games(len(tasks), self.threads, one, progress)
 
     def drop(self, weights: Path | None) -> None:
-        for p in self.players.pop(str(weights) if weights else "hand", []):
-            p.close()
+        name = str(weights) if weights else "hand"
+        for key in [k for k in self.players if k[0] == name]:
+            for p in self.players.pop(key):
+                p.close()
 
     def close(self) -> None:
         for players in self.players.values():
@@ -435,7 +475,9 @@ class Trainer:
                 openings[(number * 7919 + index) % len(openings)], c.game,
                 c.seed * 1_000_003 + number, index, c.random_plies,
             )  # fmt: skip
-            tasks.append(GameTask(start, best, best, learned, learned, c.max_plies))
+            tasks.append(
+                GameTask(start, best, best, learned, learned, c.max_plies, c.self_play_searcher)
+            )
         records = pool.play(tasks, lambda d: self.progress(f"gen {number}: self-play", d, c.games))
         gen_dir.mkdir(parents=True, exist_ok=True)
         _save_games(path, records)
@@ -447,6 +489,15 @@ class Trainer:
         c = self.config
         for g in range(max(1, number - c.window + 1), number + 1):
             data = _load_games(self.out / f"gen-{g:03d}" / "games.npz")
+            if c.target == "quiescence":
+                self.progress(f"gen {number}: score", g - max(1, number - c.window + 1), c.window)
+                positions, result, score, game_of = static_positions(
+                    data["states"], data["game"], data["white"], c.seed * 1_000_003 + g
+                )
+                states.append(positions)
+                targets.append(c.lam * result + (1.0 - c.lam) * score)
+                held.append(game_of % HOLDOUT == HOLDOUT - 1)
+                continue
             game_of = data["game"]
             white = data["white"][game_of]
             turn = data["states"][:, 8].astype(np.int64)  # TURN
@@ -497,7 +548,7 @@ class Trainer:
             )  # fmt: skip
             cand, other = (candidate, True), (best, best is not None)
             (white, wl), (black, bl) = (cand, other) if index % 2 == 0 else (other, cand)
-            tasks.append(GameTask(start, white, black, wl, bl, c.max_plies))
+            tasks.append(GameTask(start, white, black, wl, bl, c.max_plies, c.gate_searcher))
         records = pool.play(
             tasks, lambda d: self.progress(f"gen {number}: gating", d, c.gate_games)
         )
@@ -514,12 +565,10 @@ class Trainer:
         """The local :class:`Pool`, or the Dask cluster ``scheduler`` names — connected and
         checked (same Canopy on every worker) before anything is written."""
         if self.scheduler is None:
-            return Pool(self.threads, self.config.nodes)
+            return Pool(self.threads)
         from engine.learn.cluster import ClusterPool
 
-        cluster = ClusterPool.connect(
-            self.scheduler, self.threads, self.config.nodes, self.scheduler_timeout
-        )
+        cluster = ClusterPool.connect(self.scheduler, self.threads, self.scheduler_timeout)
         self.workers = cluster.worker_threads
         return cluster
 
@@ -639,6 +688,10 @@ def command_line(
              *network, "--out", str(out), "--threads", str(threads)]  # fmt: skip
     if config.target != "blend" or config.lam != 0.7:
         parts += ["--target", config.target, "--lam", str(config.lam)]
+    if config.gate_algo is not None:
+        parts += ["--gate-algo", config.gate_algo]
+    if config.gate_budget:
+        parts += ["--gate-budget", str(config.gate_budget)]
     if config.fit_linear:
         parts.append("--fit-linear")
     if config.fit_contact and config.game == "knight":

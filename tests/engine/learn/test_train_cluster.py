@@ -22,7 +22,7 @@ if not os.environ.get("CI"):
 
 from canopy.cli import main
 from engine.learn import cluster
-from engine.learn.players import GameTask
+from engine.learn.players import GameTask, Searcher
 from engine.learn.train import TrainConfig, Trainer
 from engine.search.learned_weights import load_weights
 
@@ -148,11 +148,13 @@ def test_a_game_on_a_worker_with_another_canopy_fails_with_the_refusal(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # A worker that joined after the check on connect: each game checks again there.
-    pool = cluster.ClusterPool.connect("local", 1, 60, 10.0)
+    pool = cluster.ClusterPool.connect("local", 1, 10.0)
     try:
         fake = {**cluster.identity(), "engine": "000000000000"}
         monkeypatch.setattr(cluster, "identity", lambda: fake)
-        task = GameTask(np.zeros(16, dtype=np.uint64), None, None, False, False, 10)
+        task = GameTask(
+            np.zeros(16, dtype=np.uint64), None, None, False, False, 10, Searcher(budget=60)
+        )
         with pytest.raises(cluster.ClusterError, match=r"^worker tcp://\S+ runs Canopy .*"):
             pool.play([task], lambda done: None)
     finally:

@@ -38,6 +38,8 @@ def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
         ("chess", ["--gate-games", "5"], "gate_games must be even, >= 2; got 5"),
         ("chess", ["--target", "outcome"], "argument --target: invalid choice: 'outcome'"),
         ("chess", ["--lam", "1.5"], "lam must be 0..1; got 1.5"),
+        ("knight", ["--gate-algo", "minimax"], "argument --gate-algo: invalid choice: 'minimax'"),
+        ("knight", ["--gate-budget", "-1"], "argument --gate-budget: must not be negative, got -1"),
     ],
 )
 def test_bad_arguments_exit_2_with_one_line_and_write_nothing(

@@ -83,7 +83,7 @@ def test_a_different_seed_plays_different_games(
     trainer.out.mkdir()
     from engine.learn.train import Pool
 
-    pool = Pool(1, config.nodes)
+    pool = Pool(1)
     try:
         trainer.self_play(1, pool)
     finally:
@@ -137,3 +137,44 @@ def test_td_with_lambda_one_is_the_result_alone() -> None:
     game_of = np.array([0, 0, 1, 1])
     out = td_targets(np.full(4, 0.9), turn, game_of, np.array([0.0, 0.5]), lam=1.0)
     assert out == pytest.approx([0.0, 1.0, 0.5, 0.5])
+
+
+@pytest.fixture(scope="module")
+def static_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """``--target quiescence --gate-algo uct-minimax``: the weights for unsettled leaves,
+    gated with the algorithm they are for, twice from the same seed."""
+    base = tmp_path_factory.mktemp("train-static")
+    for name in ("a", "b"):
+        config = TrainConfig(
+            generations=1, seed=6, target="quiescence", lam=0.3, fit_linear=True,
+            fit_contact=True, gate_algo="uct-minimax", gate_budget=40, **TINY,
+        )  # fmt: skip
+        Trainer(config, base / name, threads=1, command="test").run()
+    return base / "a", base / "b"
+
+
+def test_static_leaf_training_is_reproducible_and_gated_with_its_algorithm(
+    static_runs: tuple[Path, Path],
+) -> None:
+    a, b = static_runs
+    wa, wb = (load_weights(d / "gen-001" / "candidate.npz") for d in (a, b))
+    for name in ("linear", "weights", "contact"):
+        assert np.array_equal(getattr(wa, name), getattr(wb, name)), name
+    assert np.any(wa.contact != 0)  # the contact table learned
+    ja, jb = (json.loads((d / "train.json").read_text()) for d in (a, b))
+    assert ja["settings"]["gate_algo"] == "uct-minimax"
+    assert ja["settings"]["gate_budget"] == 40
+    strip = ("seconds",)
+    assert [{k: v for k, v in g.items() if k not in strip} for g in ja["generations"]] == [
+        {k: v for k, v in g.items() if k not in strip} for g in jb["generations"]
+    ]
+    # The positions fitted are more than the games' leaves: their children too.
+    leaves = len(np.load(a / "gen-001" / "games.npz")["states"])
+    assert wa.meta["positions"] > leaves / 3
+
+
+def test_runs_from_before_the_gating_algorithm_existed_still_resume() -> None:
+    fixed = TrainConfig(**TINY).fixed()
+    assert "gate_algo" not in fixed and "gate_budget" not in fixed
+    other = TrainConfig(gate_algo="bfms", **TINY).fixed()
+    assert other["gate_algo"] == "bfms"
