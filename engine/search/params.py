@@ -9,7 +9,7 @@ allowed range).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.errors import InvalidParameterError
@@ -98,6 +98,13 @@ EVAL_PARAM = ParamSpec(
 )
 
 
+def eval_param(**game_defaults: str) -> ParamSpec:
+    """:data:`EVAL_PARAM` with the learned evaluation as the default in some games — for the
+    algorithms where a measurement chose it (docs/learning.md); an algorithm that declares
+    it keeps it instead of the shared one."""
+    return replace(EVAL_PARAM, game_defaults=dict(game_defaults))
+
+
 def validate(
     specs: tuple[ParamSpec, ...], given: dict[str, Any] | None, game: str, algorithm: str
 ) -> dict[str, Any]:
@@ -116,5 +123,8 @@ def validate(
 
         weights, why = shipped(game)
         if weights is None:
-            raise InvalidParameterError(f"parameter 'eval' cannot be learned: {why}")
+            if EVAL_PARAM.name in (given or {}):
+                raise InvalidParameterError(f"parameter 'eval' cannot be learned: {why}")
+            # Only a default asked for it: the hand evaluation, which needs no file, serves.
+            out[EVAL_PARAM.name] = "hand"
     return out

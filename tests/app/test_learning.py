@@ -67,7 +67,7 @@ def learned_client(settings: Settings) -> Iterator[TestClient]:
 
 @pytest.fixture
 def bare_client(settings: Settings) -> Iterator[TestClient]:
-    """An app with no learned weights at all (the shipped state today)."""
+    """An app with no learned weights at all (as if the shipped knight file were lost)."""
     app = create_app(settings)
 
     async def override() -> dict:
@@ -97,8 +97,8 @@ def test_without_weights_learning_says_why_and_how_to_train(bare_client: TestCli
     body = bare_client.get("/api/learning").json()
     assert body["available"] is False and body["curve"] is None and body["squares"] is None
     assert body["message"] == MISSING
-    assert "No learned knight-chess weights ship" in body["reason"]
-    assert "47.5 %" in body["reason"]
+    assert "Canopy ships learned knight-chess weights" in body["reason"]
+    assert "could not be loaded here" in body["reason"]
     assert body["how_to"]["train"].startswith("canopy train --game knight")
     assert body["how_to"]["serve"].startswith("CANOPY_LEARNED_WEIGHTS=")
 

@@ -1,8 +1,9 @@
 """The Learning page and the "hand · learned" toggle in headless Chromium.
 
-No learned weights ship, so the page must say so (the shared server of the other browser
-tests has none); a second server runs with ``CANOPY_LEARNED_WEIGHTS`` pointing at weights
-saved here from a :class:`LearnedWeights` object, with a training record in the format
+No learned chess weights ship, so the chess page must say so (the shared server of the
+other browser tests has the shipped knight-chess weights only, whose page is checked
+too); a second server runs with ``CANOPY_LEARNED_WEIGHTS`` pointing at weights saved
+here from a :class:`LearnedWeights` object, with a training record in the format
 ``canopy train`` writes (``engine.learn.train.Generation``), and the page must draw
 their learning curve and heat map — on a projector (large type) and on a 360 px phone.
 
@@ -142,20 +143,44 @@ def plot_pixels(page: Any) -> int:
 
 
 def test_without_weights_the_page_says_why_and_how_to_train(server: str, page: Any) -> None:
-    open_game(page, server, api_create(server, game="knight", human="both"))
+    open_game(page, server, api_create(server, game="chess", human="both"))
     page.click("#link-learning")
     page.wait_for_selector("body[data-state=missing]")
     missing = page.locator("#learn-missing")
     assert missing.is_visible() and not page.locator("#learn-curve").is_visible()
     text = missing.inner_text()
-    assert "No learned knight-chess weights ship with Canopy yet" in text and "47.5 %" in text
-    assert page.locator("#cmd-train").inner_text().startswith("canopy train --game knight")
+    assert "No learned chess weights ship with Canopy yet" in text and "47.5 %" in text
+    assert page.locator("#cmd-train").inner_text().startswith("canopy train --game chess")
     assert page.locator("#cmd-serve").inner_text().startswith("CANOPY_LEARNED_WEIGHTS=")
     screenshot(page, "learning-none.png", full_page=True)
 
 
+def test_the_shipped_knight_weights_show_their_training_and_heat_map(
+    server: str, page: Any
+) -> None:
+    """The weights in engine/data/learned/knight.npz, as a class sees them: one generation,
+    kept after its gating match with uct-minimax, and the squares it learned."""
+    shipped = load_weights(Path(__file__).resolve().parents[2] / "engine/data/learned/knight.npz")
+    page.goto(server + "/learning?game=knight")
+    page.wait_for_selector("body[data-state=ready]")
+    page.wait_for_function("() => document.querySelector('#curve-plot').dataset.points === '1'")
+    assert plot_pixels(page) > 500
+    row = page.locator("#generations-body tr").nth(0).inner_text()
+    first = shipped.meta["generations"][0]
+    assert f"+{first['gate_wins']} ={first['gate_draws']} −{first['gate_losses']}" in row
+    assert "yes" in row
+    facts = page.locator("#learn-facts").inner_text()
+    assert "--target quiescence" in facts and "--gate-algo uct-minimax" in facts
+    assert page.locator("#heatmap .cell").count() == 64
+    values = page.locator("#heatmap .cell").evaluate_all(
+        "(els) => els.map((e) => Number(e.dataset.cp))"
+    )
+    assert any(v != 0 for v in values)
+    screenshot(page, "learning-knight.png", full_page=True)
+
+
 def test_the_hand_learned_toggle_is_not_offered_without_weights(server: str, page: Any) -> None:
-    game = api_create(server, game="knight", human="both")
+    game = api_create(server, game="chess", human="both")
     open_game(page, server, game)
     page.wait_for_timeout(500)  # the page has asked /api/learning by now
     assert page.locator("#opt-evals-wrap").is_hidden()

@@ -32,7 +32,7 @@ from engine.search.codes import (
     T_SIM_PLIES,
     T_SIM_STATUS,
 )
-from engine.search.params import ParamSpec
+from engine.search.params import ParamSpec, eval_param
 from engine.search.parts.backup import backup_average
 from engine.search.parts.expand import expand_all, look
 from engine.search.parts.final import FINAL_PARAM
@@ -163,6 +163,10 @@ class UCTMinimax(UCB1Family):
             "extend the leaf search through captures before evaluating",
         ),
         FINAL_PARAM,
+        # Its 3-ply leaf search has no quiescence, so it evaluates unsettled positions: the
+        # knight-chess weights were trained for those (canopy train --target quiescence)
+        # and measured better than the hand evaluation with it (docs/learning.md).
+        eval_param(knight="learned"),
     )  # fmt: skip
     free_per_iteration = MAX_MOVES
     simulation = "minimax"

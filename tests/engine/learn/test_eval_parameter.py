@@ -15,6 +15,7 @@ from engine.search import learned_weights
 from engine.search.controller import SearchController
 from engine.search.evaluation import with_eval
 from engine.search.learned_weights import save_weights
+from engine.search.params import EVAL_PARAM
 from engine.search.registry import ALGORITHMS, describe_algorithms, validate_params
 from engine.uci.options import OptionSet
 
@@ -30,18 +31,37 @@ def no_learned_weights(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
     learned_weights.shipped.cache_clear()
 
 
+#: Where a measurement chose the learned evaluation as the default (docs/learning.md).
+LEARNED_DEFAULT = {("uct-minimax", "knight")}
+
+
 @pytest.mark.parametrize("game", ["chess", "knight"])
-def test_every_algorithm_takes_eval_defaulting_to_hand(game: str) -> None:
+def test_every_algorithm_takes_eval_defaulting_to_hand_unless_measured(game: str) -> None:
     for entry in describe_algorithms(game):
         spec = [p for p in entry["params"] if p["name"] == "eval"]
         assert len(spec) == 1, entry["name"]
-        assert spec[0]["default"] == "hand" and spec[0]["choices"] == ["hand", "learned"]
-        assert validate_params(entry["name"], {}, game)["eval"] == "hand"
+        default = "learned" if (entry["name"], game) in LEARNED_DEFAULT else "hand"
+        assert spec[0]["default"] == default, entry["name"]
+        assert spec[0]["choices"] == ["hand", "learned"]
+        assert validate_params(entry["name"], {}, game)["eval"] == default
 
 
-def test_eval_is_declared_once_and_shared() -> None:
-    specs = {id(next(s for s in a.params if s.name == "eval")) for a in ALGORITHMS.values()}
+def test_eval_is_declared_once_and_shared_but_where_a_default_differs() -> None:
+    specs = {
+        id(next(s for s in a.params if s.name == "eval"))
+        for a in ALGORITHMS.values()
+        if all((a.name, game) not in LEARNED_DEFAULT for game in ("chess", "knight"))
+    }
     assert len(specs) == 1
+    own = next(s for s in ALGORITHMS["uct-minimax"].params if s.name == "eval")
+    assert own.description == EVAL_PARAM.description and own.choices == EVAL_PARAM.choices
+
+
+def test_a_learned_default_falls_back_to_hand_without_weights(no_learned_weights: Path) -> None:
+    # Asked for by name, learned is refused; as a default, the hand evaluation serves.
+    assert validate_params("uct-minimax", {}, "knight")["eval"] == "hand"
+    with pytest.raises(InvalidParameterError, match="cannot be learned"):
+        validate_params("uct-minimax", {"eval": "learned"}, "knight")
 
 
 def test_an_unknown_evaluation_is_refused_by_name() -> None:
@@ -93,8 +113,11 @@ def test_uci_offers_eval_for_every_algorithm() -> None:
     options = OptionSet.build()
     for name in ALGORITHMS:
         option = options.get(f"{name}.eval")
-        assert option.type == "combo" and option.default == "hand"
-        assert option.choices == ("hand", "learned")
+        assert option.type == "combo"
+        if (name, "knight") in LEARNED_DEFAULT:  # a default per game: "auto" picks it
+            assert option.default == "auto" and option.choices == ("auto", "hand", "learned")
+        else:
+            assert option.default == "hand" and option.choices == ("hand", "learned")
 
 
 def test_a_match_spec_passes_eval_to_the_engine_as_its_uci_option() -> None:
