@@ -122,8 +122,9 @@ class TrainConfig:
     tuples: str = DEFAULT_TUPLES  # knight: the N-tuple network's tuples
     hidden: int = DEFAULT_HIDDEN  # chess: the network's hidden units
     max_plies: int = 400
-    # The gating match's algorithm (None: self-play's alpha-beta player) and its budget a
-    # move: iterations (None: nodes); 0: ``nodes``
+    # The gating match's search: None for self-play's own alpha-beta player, else a
+    # registered algorithm; and its budget a move (that player's nodes, the algorithm's
+    # iterations), 0 meaning ``nodes``
     gate_algo: str | None = None
     gate_budget: int = 0
 
