@@ -30,11 +30,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from engine.errors import CanopyError
+
+if TYPE_CHECKING:
+    from engine.search.controller import SearchController
 
 SEARCH_PARAMS = {"max_depth": 64, "quiescence": True, "hash_mb": 4}
 _ENV_LOCK = threading.Lock()
@@ -59,54 +62,94 @@ class PlayerError(CanopyError):
     code = "player_failed"
 
 
+class _AlphaBetaEngine:
+    """Self-play's own player: an alpha-beta worker with a node budget, reporting its
+    score and principal variation (the training positions)."""
+
+    def __init__(self, nodes: int) -> None:
+        self.nodes = nodes
+        self.worker: Any = None
+        self.stop = np.zeros(1, dtype=np.uint8)
+
+    def new(self, state: np.ndarray, evaluation: int) -> None:
+        from engine.core.state import EVAL
+        from engine.search.algorithms.alphabeta import AlphaBetaWorker
+
+        state[EVAL] = evaluation
+        self.worker = AlphaBetaWorker(state, dict(SEARCH_PARAMS))
+
+    def go(self, keys: list[int]) -> tuple[int, float, list[int]]:
+        worker = self.worker
+        worker.history_keys = keys
+        worker.run(self.nodes, self.stop)
+        if worker.completed_depth > 0:
+            move, score = int(worker.moves[0]), float(worker.scores[0])
+            return move, score, [int(m) for m in worker.pvs[0][: int(worker.pv_lens[0])]]
+        best = int(np.argmax(worker.static))
+        move = int(worker.moves[best])
+        return move, float(worker.static[best]), [move]
+
+    def play(self, move: int) -> None:
+        self.worker.advance(move)
+
+    def close(self) -> None:
+        pass
+
+
+class _ControllerEngine:
+    """A registered algorithm through a search controller. Only the move matters in the
+    games it plays (gating): its score is reported as 0 and its principal variation as
+    the move alone."""
+
+    def __init__(self, searcher: Searcher) -> None:
+        self.searcher = searcher
+        self.controller: SearchController | None = None
+
+    def new(self, state: np.ndarray, evaluation: int) -> None:
+        from engine.core.convert import state_to_fen
+        from engine.core.state import CHESS, GAME, LEARNED_EVAL
+        from engine.search.controller import SearchController
+
+        self.close()
+        self.controller = SearchController(
+            "chess" if int(state[GAME]) == CHESS else "knight",
+            state_to_fen(state),
+            algorithm=str(self.searcher.algorithm),
+            params={"eval": "learned" if evaluation == LEARNED_EVAL else "hand"},
+            tree_size=0,
+        )
+
+    def go(self, keys: list[int]) -> tuple[int, float, list[int]]:
+        from engine.core.convert import uci_to_move
+
+        controller = self.controller
+        assert controller is not None  # the loop asks only after "new"
+        info = controller.search(iterations=self.searcher.budget)
+        move = uci_to_move(controller.root, info.bestmove or "")
+        return move, 0.0, [move]
+
+    def play(self, move: int) -> None:
+        from engine.core.convert import move_to_uci
+
+        assert self.controller is not None
+        self.controller.play(move_to_uci(move))
+
+    def close(self) -> None:
+        if self.controller is not None:
+            self.controller.close()
+            self.controller = None
+
+
 def _serve(conn: Connection, searcher: Searcher) -> None:
-    """The child's loop: ``("new", state, eval)``, ``("go", keys)``, ``("play", move)``."""
-    if searcher.algorithm is not None:
-        _serve_controller(conn, searcher)
-        return
-    nodes = searcher.budget
-    from engine.core.state import EVAL
-    from engine.search.algorithms.alphabeta import AlphaBetaWorker
-
-    worker: Any = None
-    stop = np.zeros(1, dtype=np.uint8)
-    while True:
-        msg = conn.recv()
-        if msg is None:
-            return
-        kind = msg[0]
-        if kind == "new":
-            state = np.array(msg[1], dtype=np.uint64)
-            state[EVAL] = msg[2]
-            worker = AlphaBetaWorker(state, dict(SEARCH_PARAMS))
-            conn.send(("ok",))
-        elif kind == "go":
-            worker.history_keys = list(msg[1])
-            worker.run(nodes, stop)
-            if worker.completed_depth > 0:
-                move, score = int(worker.moves[0]), float(worker.scores[0])
-                pv = [int(m) for m in worker.pvs[0][: int(worker.pv_lens[0])]]
-            else:
-                best = int(np.argmax(worker.static))
-                move, score = int(worker.moves[best]), float(worker.static[best])
-                pv = [move]
-            conn.send((move, score, pv))
-        elif kind == "play":
-            worker.advance(int(msg[1]))
-        else:
-            conn.send(("error", f"unknown message {kind!r}"))
-
-
-def _serve_controller(conn: Connection, searcher: Searcher) -> None:
-    """:func:`_serve` for a registered algorithm, through a search controller.
-
-    Only the move matters in the games it plays (gating): its score is reported as 0 and
-    its principal variation as the move alone."""
-    from engine.core.convert import move_to_uci, state_to_fen, uci_to_move
-    from engine.core.state import CHESS, GAME, LEARNED_EVAL
-    from engine.search.controller import SearchController
-
-    controller: SearchController | None = None
+    """The child's loop: ``("new", state, eval)``, ``("go", keys)``, ``("play", move)``,
+    answered by self-play's alpha-beta player or, when ``searcher`` names an algorithm,
+    by a search controller of it."""
+    engine: _AlphaBetaEngine | _ControllerEngine = (
+        _AlphaBetaEngine(searcher.budget)
+        if searcher.algorithm is None
+        else _ControllerEngine(searcher)
+    )
+    started = False
     try:
         while True:
             msg = conn.recv()
@@ -114,28 +157,17 @@ def _serve_controller(conn: Connection, searcher: Searcher) -> None:
                 return
             kind = msg[0]
             if kind == "new":
-                state = np.array(msg[1], dtype=np.uint64)
-                if controller is not None:
-                    controller.close()
-                controller = SearchController(
-                    "chess" if int(state[GAME]) == CHESS else "knight",
-                    state_to_fen(state),
-                    algorithm=str(searcher.algorithm),
-                    params={"eval": "learned" if msg[2] == LEARNED_EVAL else "hand"},
-                    tree_size=0,
-                )
+                engine.new(np.array(msg[1], dtype=np.uint64), msg[2])
+                started = True
                 conn.send(("ok",))
-            elif kind == "go" and controller is not None:
-                info = controller.search(iterations=searcher.budget)
-                move = uci_to_move(controller.root, info.bestmove or "")
-                conn.send((move, 0.0, [move]))
-            elif kind == "play" and controller is not None:
-                controller.play(move_to_uci(int(msg[1])))
+            elif kind == "go" and started:
+                conn.send(engine.go(list(msg[1])))
+            elif kind == "play" and started:
+                engine.play(int(msg[1]))
             else:
                 conn.send(("error", f"unexpected message {kind!r}"))
     finally:
-        if controller is not None:
-            controller.close()
+        engine.close()
 
 
 def _set_environ(values: dict[str, str | None]) -> None:
