@@ -26,7 +26,8 @@ Each generation
    iterations a move; the candidate becomes the best if it scores at least half.
 
 Everything lands in the output directory, each file written whole (temp file +
-rename): ``gen-NNN/games.npz`` and ``gen-NNN/candidate.npz`` per generation,
+rename): ``gen-NNN/games.npz`` and ``gen-NNN/candidate.npz`` per generation (and with
+``target = "quiescence"`` its scored leaves, ``gen-NNN/static.npz``),
 ``best.npz`` (the best weights; absent while the hand evaluation is best) and
 ``train.json`` (the settings and a record per generation). A run resumes from that
 directory: finished generations are kept, a generation's self-play games are not
@@ -210,22 +211,23 @@ class Generation:
 # ---------------------------------------------------------------- files
 
 
+#: ``--target quiescence``: a generation's scored leaves, kept beside its games.
+STATIC_FILE = "static.npz"
+STATIC_KEYS = ("positions", "result", "score", "game")
+
+
 def _save_games(path: Path, records: list[GameRecord]) -> None:
     states = np.concatenate([r.states for r in records])
     scores = np.concatenate([r.scores for r in records])
     game_of = np.concatenate([np.full(len(r.states), i) for i, r in enumerate(records)])
     white = np.array([r.white for r in records])
     plies = np.array([r.plies for r in records])
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            np.savez_compressed(
-                out, states=states, scores=scores, game=game_of, white=white, plies=plies
-            )
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(
+        path,
+        lambda out: np.savez_compressed(
+            out, states=states, scores=scores, game=game_of, white=white, plies=plies
+        ),
+    )
 
 
 def _load_games(path: Path) -> dict[str, np.ndarray]:
@@ -492,9 +494,7 @@ class Trainer:
             data = _load_games(self.out / f"gen-{g:03d}" / "games.npz")
             if c.target == "quiescence":
                 self.progress(f"gen {number}: score", g - max(1, number - c.window + 1), c.window)
-                positions, result, score, game_of = static_positions(
-                    data["states"], data["game"], data["white"], c.seed * 1_000_003 + g
-                )
+                positions, result, score, game_of = self.static_leaves(g, data)
                 states.append(positions)
                 targets.append(c.lam * result + (1.0 - c.lam) * score)
                 held.append(game_of % HOLDOUT == HOLDOUT - 1)
@@ -511,6 +511,33 @@ class Trainer:
                 targets.append(c.lam * result + (1.0 - c.lam) * search)
             held.append(game_of % HOLDOUT == HOLDOUT - 1)
         return np.concatenate(states), np.concatenate(targets), np.concatenate(held)
+
+    def static_leaves(
+        self, g: int, data: dict[str, np.ndarray]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Generation ``g``'s scored leaves for ``--target quiescence``
+        (:func:`static_positions` of its games), scored once and kept in
+        ``gen-NNN/static.npz``: scoring is most of a generation's fit, and every later
+        generation in the window needs the same positions again. They are a pure
+        function of the games and the seed, so the file changes nothing; an unreadable
+        one is scored afresh."""
+        path = self.out / f"gen-{g:03d}" / STATIC_FILE
+        if path.exists():
+            try:
+                with np.load(path, allow_pickle=False) as kept:
+                    p, r, sc, go = (kept[k] for k in STATIC_KEYS)
+                    return p, r, sc, go
+            except (OSError, ValueError, KeyError, EOFError):
+                pass
+        scored = static_positions(
+            data["states"], data["game"], data["white"], self.config.seed * 1_000_003 + g
+        )
+        p, r, sc, go = scored
+        write_atomic(
+            path,
+            lambda out: np.savez_compressed(out, positions=p, result=r, score=sc, game=go),
+        )
+        return scored
 
     def fit_candidate(self, number: int) -> tuple[AnyWeights, float, float | None, float | None]:
         self.progress(f"gen {number}: fit", 0, 1)

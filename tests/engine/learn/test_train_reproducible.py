@@ -4,11 +4,13 @@ after one generation and resumed ends where an uninterrupted run does."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from engine.learn import train as train_module
 from engine.learn.train import TrainConfig, Trainer, TrainError, td_targets
 from engine.search.learned_weights import ChessNetWeights, load_weights
 
@@ -139,17 +141,19 @@ def test_td_with_lambda_one_is_the_result_alone() -> None:
     assert out == pytest.approx([0.0, 1.0, 0.5, 0.5])
 
 
+STATIC_CONFIG = TrainConfig(
+    generations=1, seed=6, target="quiescence", lam=0.3, fit_linear=True,
+    fit_contact=True, gate_algo="uct-minimax", gate_budget=40, **TINY,
+)  # fmt: skip
+
+
 @pytest.fixture(scope="module")
 def static_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """``--target quiescence --gate-algo uct-minimax``: the weights for unsettled leaves,
     gated with the algorithm they are for, twice from the same seed."""
     base = tmp_path_factory.mktemp("train-static")
     for name in ("a", "b"):
-        config = TrainConfig(
-            generations=1, seed=6, target="quiescence", lam=0.3, fit_linear=True,
-            fit_contact=True, gate_algo="uct-minimax", gate_budget=40, **TINY,
-        )  # fmt: skip
-        Trainer(config, base / name, threads=1, command="test").run()
+        Trainer(STATIC_CONFIG, base / name, threads=1, command="test").run()
     return base / "a", base / "b"
 
 
@@ -171,6 +175,30 @@ def test_static_leaf_training_is_reproducible_and_gated_with_its_algorithm(
     # The positions fitted are more than the games' leaves: their children too.
     leaves = len(np.load(a / "gen-001" / "games.npz")["states"])
     assert wa.meta["positions"] > leaves / 3
+
+
+def test_scored_leaves_are_kept_and_an_unreadable_copy_is_scored_again(
+    static_runs: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, _ = static_runs
+    kept = a / "gen-001" / "static.npz"
+    assert kept.exists()
+    fresh = Trainer(STATIC_CONFIG, a, threads=1, command="test").training_data(1)
+    copy = tmp_path / "run"
+    shutil.copytree(a, copy)
+    (copy / "gen-001" / "static.npz").write_bytes(b"not an npz")
+    rescored = Trainer(STATIC_CONFIG, copy, threads=1, command="test").training_data(1)
+    for want, got in zip(fresh, rescored, strict=True):
+        assert np.array_equal(want, got)
+    # … and written back whole: the next read scores nothing.
+    monkeypatch.setattr(train_module, "static_positions", _no_scoring)
+    again = Trainer(STATIC_CONFIG, copy, threads=1, command="test").training_data(1)
+    for want, got in zip(fresh, again, strict=True):
+        assert np.array_equal(want, got)
+
+
+def _no_scoring(*_args: object) -> None:
+    raise AssertionError("the kept scores were not read")
 
 
 def test_runs_from_before_the_gating_algorithm_existed_still_resume() -> None:
