@@ -517,10 +517,10 @@ class Trainer:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Generation ``g``'s scored leaves for ``--target quiescence``
         (:func:`static_positions` of its games), scored once and kept in
-        ``gen-NNN/static.npz``: scoring is most of a generation's fit, and every later
-        generation in the window needs the same positions again. They are a pure
-        function of the games and the seed, so the file changes nothing; an unreadable
-        one is scored afresh."""
+        ``gen-NNN/static.npz``: every later generation in the window needs the same
+        positions again, and scoring them is a Python loop of one search per position
+        (about a minute for 1,200 games). They are a pure function of the games and the
+        seed, so the file changes nothing; an unreadable one is scored afresh."""
         path = self.out / f"gen-{g:03d}" / STATIC_FILE
         if path.exists():
             try:
