@@ -51,6 +51,7 @@ def static_positions(
         if status(leaf, n) != ONGOING:
             continue
         picks = rng.choice(buf[:n], size=min(CHILDREN, n), replace=False)
+        w = float(white[game_of[i]])
         for move in (-1, *(int(m) for m in picks)):
             p = leaf.copy()
             if move >= 0:
@@ -59,7 +60,6 @@ def static_positions(
                     continue
             ctx.reset_counters(0)
             value = min(1.0, max(-1.0, minimax_value(arrays, p, DEPTH, True, 0)))
-            w = float(white[game_of[i]])
             out.append(p)
             result.append(w if int(p[TURN]) == 0 else 1.0 - w)
             score.append((value + 1.0) / 2.0)

@@ -60,7 +60,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from engine.errors import CanopyError
-from engine.files import write_atomic
+from engine.files import read_npz, write_atomic
 from engine.learn.chessnet import DEFAULT_HIDDEN, ChessModel
 from engine.learn.fitting import Network, cross_entropy, fit
 from engine.learn.ntuple import DEFAULT_TUPLES, TUPLE_SETS, Model, tuple_squares
@@ -214,6 +214,7 @@ class Generation:
 #: ``--target quiescence``: a generation's scored leaves, kept beside its games.
 STATIC_FILE = "static.npz"
 STATIC_KEYS = ("positions", "result", "score", "game")
+GAMES_KEYS = ("states", "scores", "game", "white", "plies")  # a generation's games.npz
 
 
 def _save_games(path: Path, records: list[GameRecord]) -> None:
@@ -231,13 +232,7 @@ def _save_games(path: Path, records: list[GameRecord]) -> None:
 
 
 def _load_games(path: Path) -> dict[str, np.ndarray]:
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            return {key: data[key] for key in ("states", "scores", "game", "white", "plies")}
-    except (OSError, ValueError, KeyError, EOFError) as exc:
-        raise TrainError(
-            f"self-play file {path} is unreadable ({exc}); delete it to replay"
-        ) from None
+    return read_npz(path, GAMES_KEYS, "self-play", "delete it to replay", TrainError)
 
 
 def check_writable(out: Path) -> None:
@@ -491,14 +486,14 @@ class Trainer:
         states, targets, held = [], [], []
         c = self.config
         for g in range(max(1, number - c.window + 1), number + 1):
-            data = _load_games(self.out / f"gen-{g:03d}" / "games.npz")
             if c.target == "quiescence":
                 self.progress(f"gen {number}: score", g - max(1, number - c.window + 1), c.window)
-                positions, result, score, game_of = self.static_leaves(g, data)
+                positions, result, score, game_of = self.static_leaves(g)
                 states.append(positions)
                 targets.append(c.lam * result + (1.0 - c.lam) * score)
                 held.append(game_of % HOLDOUT == HOLDOUT - 1)
                 continue
+            data = _load_games(self.out / f"gen-{g:03d}" / "games.npz")
             game_of = data["game"]
             white = data["white"][game_of]
             turn = data["states"][:, 8].astype(np.int64)  # TURN
@@ -512,23 +507,23 @@ class Trainer:
             held.append(game_of % HOLDOUT == HOLDOUT - 1)
         return np.concatenate(states), np.concatenate(targets), np.concatenate(held)
 
-    def static_leaves(
-        self, g: int, data: dict[str, np.ndarray]
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def static_leaves(self, g: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Generation ``g``'s scored leaves for ``--target quiescence``
         (:func:`static_positions` of its games), scored once and kept in
         ``gen-NNN/static.npz``: every later generation in the window needs the same
         positions again, and scoring them is a Python loop of one search per position
         (about a minute for 1,200 games). They are a pure function of the games and the
-        seed, so the file changes nothing; an unreadable one is scored afresh."""
-        path = self.out / f"gen-{g:03d}" / STATIC_FILE
-        if path.exists():
-            try:
-                with np.load(path, allow_pickle=False) as kept:
-                    p, r, sc, go = (kept[k] for k in STATIC_KEYS)
-                    return p, r, sc, go
-            except (OSError, ValueError, KeyError, EOFError):
-                pass
+        seed, so the file changes nothing; the games are read only to score them, and a
+        kept file that cannot be read (missing, truncated, not an archive) is scored
+        afresh."""
+        gen_dir = self.out / f"gen-{g:03d}"
+        path = gen_dir / STATIC_FILE
+        try:
+            kept = read_npz(path, STATIC_KEYS, "scored leaves", "rescoring", TrainError)
+            return kept["positions"], kept["result"], kept["score"], kept["game"]
+        except TrainError:
+            pass
+        data = _load_games(gen_dir / "games.npz")
         scored = static_positions(
             data["states"], data["game"], data["white"], self.config.seed * 1_000_003 + g
         )

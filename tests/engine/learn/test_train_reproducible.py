@@ -195,6 +195,13 @@ def test_scored_leaves_are_kept_and_an_unreadable_copy_is_scored_again(
     again = Trainer(STATIC_CONFIG, copy, threads=1, command="test").training_data(1)
     for want, got in zip(fresh, again, strict=True):
         assert np.array_equal(want, got)
+    # A truncated archive (not a plain ValueError to numpy) is scored again too.
+    monkeypatch.undo()
+    whole = kept.read_bytes()
+    (copy / "gen-001" / "static.npz").write_bytes(whole[: len(whole) // 2])
+    truncated = Trainer(STATIC_CONFIG, copy, threads=1, command="test").training_data(1)
+    for want, got in zip(fresh, truncated, strict=True):
+        assert np.array_equal(want, got)
 
 
 def _no_scoring(*_args: object) -> None:
