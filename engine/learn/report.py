@@ -4,10 +4,11 @@ One plain dict per game (the ``GET /api/learning`` body): the weights in use (th
 shipped file or ``$CANOPY_LEARNED_WEIGHTS``), their training command, learning curve
 (:mod:`engine.learn.curve`) and what they learned — knight chess: the value of a knight
 on each square (:mod:`engine.learn.heatmap`); chess: each hand feature's weight, hand
-against learned (:func:`engine.learn.chessnet.feature_weights`); without usable weights,
-the loader's reason, the measured reason none ship, and the commands to train and use
-one's own. The texts live here, beside the training code they describe, so the app only
-lays them out.
+against learned (:func:`engine.learn.chessnet.feature_weights`); for the shipped
+weights, which generation of their run they are and whether they are a default, as
+measured; without usable weights, the loader's reason, what should have been there, and
+the commands to train and use one's own. The texts live here, beside the training code
+they describe, so the app only lays them out.
 """
 
 from __future__ import annotations
@@ -37,11 +38,27 @@ NOT_SHIPPED = {
         "why. Reinstall Canopy, or train and serve your own with the commands below."
     ),
     "chess": (
-        "No learned chess weights ship with Canopy yet: the best trained network (three "
-        "generations, 3,000 self-play games) scored 47.5 % against the hand evaluation with "
-        "mcts at 300 ms a move (12 wins, 14 draws, 14 losses: −17 Elo, 95 % interval −107 … "
-        "+70) and 45.5–48 % in its gating matches at equal nodes; a call of it costs 29 % "
-        "more than the hand evaluation. The bar to ship is 50 %."
+        "Canopy ships learned chess weights (engine/data/learned/chess.npz, a small network "
+        "on the hand features, for comparison: the default stays the hand evaluation), but "
+        "they could not be loaded here — the message above says why. Reinstall Canopy, or "
+        "train and serve your own with the commands below."
+    ),
+}
+#: What the Learning view says of each game's shipped weights: whether they are a default,
+#: and the measurement that decided it (docs/learning.md).
+SHIPPED_NOTE = {
+    "knight": (
+        "The default evaluation of uct-minimax in knight chess, whose leaves are not settled "
+        "by a quiescence search: 61.3 % against the hand evaluation at 100 ms a move (560 "
+        "games, +80 Elo, 95 % interval +51 … +110). The other algorithms keep eval=hand; "
+        "choose eval=learned to compare."
+    ),
+    "chess": (
+        "Shipped to compare, not as a default: no generation of this run won its gating "
+        "match, and this one, generation 3 (the most games), scored 45.6 % against the hand "
+        "evaluation with mcts at 300 ms a move (80 games: +23 =27 −30, −30 Elo, 95 % "
+        "interval −94 … +31). Every algorithm keeps eval=hand in chess; choose eval=learned "
+        "to compare."
     ),
 }
 #: The algorithm each game's measurement uses: knight chess the one its weights are for
@@ -51,7 +68,7 @@ MEASURED_WITH = {"knight": ("uct-minimax", 100), "chess": ("mcts", 300)}
 TRAIN_OPTIONS = {
     "knight": "--games 1200 --nodes 1000 --generations 1 --target quiescence --lam 0.3 "
     "--fit-linear --fit-contact --gate-algo uct-minimax --gate-budget 40",
-    "chess": "--games 800 --generations 3 --gate-games 100",
+    "chess": "--games 1000 --generations 3 --gate-games 100",
 }
 
 
@@ -87,6 +104,9 @@ def learning_report(game: str, weights: AnyWeights | None, why: str) -> dict[str
         "curve_message": None,
         "squares": None,
         "features": None,
+        "generation": None,
+        "kept": None,
+        "note": None,
     }
     if weights is None:
         out["message"] = why
@@ -101,10 +121,18 @@ def learning_report(game: str, weights: AnyWeights | None, why: str) -> dict[str
             tuples=[int(weights.tuples.shape[0]), int(weights.tuples.shape[1])],
             squares=knight_square_values(weights).as_dict(),
         )
+    if not from_override:
+        out["note"] = SHIPPED_NOTE.get(game)
     try:
-        out["curve"] = learning_curve(weights.meta).as_dict()
+        curve = learning_curve(weights.meta)
     except TrainingRecordError as exc:
         out["curve_message"] = str(exc)
+        return out
+    out["curve"] = curve.as_dict()
+    number = weights.meta.get("generation")
+    point = next((p for p in curve.points if p.generation == number), None)
+    if point is not None:
+        out.update(generation=point.generation, kept=point.accepted)
     return out
 
 

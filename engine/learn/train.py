@@ -650,11 +650,8 @@ class Trainer:
         w = self.best_weights()
         if w is None:
             return
-        meta = dict(w.meta)
-        meta["generations"] = [asdict(g) for g in self.generations]
-        meta["seconds"] = self.seconds
-        best = replace(w, command=self.command, meta=meta)
-        save_weights(self.out / BEST_FILE, best)
+        record = [asdict(g) for g in self.generations]
+        save_weights(self.out / BEST_FILE, with_record(w, self.command, record, self.seconds))
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -669,6 +666,22 @@ class Trainer:
             "workers": self.workers,
             "history": [asdict(g) for g in self.generations],
         }
+
+
+def with_record(
+    w: AnyWeights, command: str, generations: list[dict[str, Any]], seconds: float,
+    generation: int | None = None,
+) -> AnyWeights:  # fmt: skip
+    """``w`` with its run's ``command``, record of ``generations`` and training ``seconds``
+    in its meta (and, given, the ``generation`` it is): what the Learning view reads to draw
+    the curve. ``best.npz`` is completed this way, and :mod:`engine.learn.publish` completes
+    a chosen generation's candidate the same way."""
+    meta = dict(w.meta)
+    meta["generations"] = generations
+    meta["seconds"] = seconds
+    if generation is not None:
+        meta["generation"] = generation
+    return replace(w, command=command, meta=meta)
 
 
 def td_targets(

@@ -93,7 +93,8 @@ EVAL_PARAM = ParamSpec(
     "choice",
     "hand",
     "static evaluation: hand (the hand-made features, fitted by Texel's method) or "
-    "learned (knight chess: an N-tuple network trained by self-play, docs/learning.md)",
+    "learned (a network trained by self-play: knight chess an N-tuple network, chess a "
+    "small network on the hand features; docs/learning.md)",
     choices=("hand", "learned"),
 )
 

@@ -7,6 +7,7 @@ no recompile of the baked-in kernels.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import numpy as np
@@ -18,7 +19,7 @@ from app.routes.learning import learned_weights
 from app.settings import Settings
 from engine.learn.chessnet import ChessModel
 from engine.learn.ntuple import Model, tuple_squares
-from engine.search.learned_weights import ChessNetWeights, LearnedWeights
+from engine.search.learned_weights import ENV_VAR, ChessNetWeights, LearnedWeights
 from engine.search.side_by_side import static_evaluations
 
 KNIGHT_START = "nnnnnnnn/nnnnnnnn/8/8/8/8/NNNNNNNN/NNNNNNNN w - - 0 1"
@@ -46,7 +47,7 @@ def trained_chess() -> ChessNetWeights:
     model = ChessModel(8)
     theta = model.start() + np.random.default_rng(8).normal(scale=0.3, size=model.size)
     meta = {"generations": [gate(1, "hand", 5, 12, 3, True), gate(2, "gen-001", 4, 10, 6, False)],
-            "seconds": 300.0}  # fmt: skip
+            "seconds": 300.0, "generation": 2}  # fmt: skip
     return model.unpack(theta, "canopy train --game chess --games 20 --out c", meta)
 
 
@@ -91,6 +92,9 @@ def test_learning_reports_the_curve_the_command_and_the_square_values(
     assert first["low"] < first["elo"] < first["high"] and first["accepted"] is True
     assert len(body["squares"]["middlegame"]["own"]) == 64
     assert set(body["squares"]) == {"middlegame", "endgame"}
+    # No generation in the file's meta: the view cannot say which one it is.
+    assert body["generation"] is None and body["kept"] is None
+    assert "default evaluation of uct-minimax" in body["note"]
 
 
 def test_without_weights_learning_says_why_and_how_to_train(bare_client: TestClient) -> None:
@@ -106,7 +110,9 @@ def test_without_weights_learning_says_why_and_how_to_train(bare_client: TestCli
 def test_chess_without_weights_says_why_and_how_to_train_them(bare_client: TestClient) -> None:
     body = bare_client.get("/api/learning?game=chess").json()
     assert body["available"] is False and body["message"] == CHESS_MISSING
-    assert "No learned chess weights ship" in body["reason"] and "47.5 %" in body["reason"]
+    assert "Canopy ships learned chess weights" in body["reason"]
+    assert "the default stays the hand evaluation" in body["reason"]
+    assert body["note"] is None and body["generation"] is None
     assert body["how_to"]["train"].startswith("canopy train --game chess")
     assert (
         "--engine mcts:eval=learned --engine mcts:eval=hand --movetime 300"
@@ -120,6 +126,9 @@ def test_chess_learning_reports_the_curve_and_each_features_weight(
     body = learned_client.get("/api/learning?game=chess").json()
     assert body["available"] is True and body["hidden"] == 8 and body["squares"] is None
     assert [p["generation"] for p in body["curve"]["points"]] == [1, 2]
+    # The file says it is generation 2, whose gating match did not keep it.
+    assert body["generation"] == 2 and body["kept"] is False
+    assert "not as a default" in body["note"] and "45.6 %" in body["note"]
     table = body["features"]
     assert table["features"][0] == "pawn" and len(table["features"]) == 22
     assert len(table["hand"]["middlegame"]) == len(table["learned"]["endgame"]) == 22
@@ -190,3 +199,16 @@ def test_the_default_dependency_reports_the_engines_own_weights(client: TestClie
     body = client.get("/api/learning").json()
     assert body["available"] in (True, False)  # whatever this checkout ships
     assert body["file"] == "knight.npz" or body["source"] == "CANOPY_LEARNED_WEIGHTS"
+
+
+@pytest.mark.skipif(bool(os.environ.get(ENV_VAR)), reason="other weights replace the shipped")
+def test_the_shipped_chess_weights_say_which_generation_they_are_and_that_hand_is_the_default(
+    client: TestClient,
+) -> None:
+    body = client.get("/api/learning?game=chess").json()
+    assert body["available"] is True and body["source"] == "shipped"
+    assert body["file"] == "chess.npz" and body["hidden"] == 8
+    assert [p["accepted"] for p in body["curve"]["points"]] == [False, False, False]
+    assert body["generation"] == 3 and body["kept"] is False
+    assert "not as a default" in body["note"]
+    assert body["command"].startswith("canopy train --game chess --games 1000")

@@ -1,8 +1,9 @@
 """The Learning page and the "hand · learned" toggle in headless Chromium.
 
-No learned chess weights ship, so the chess page must say so (the shared server of the
-other browser tests has the shipped knight-chess weights only, whose page is checked
-too); a second server runs with ``CANOPY_LEARNED_WEIGHTS`` pointing at weights saved
+The shared server of the other browser tests has the shipped weights of both games,
+whose pages are checked; a server whose ``CANOPY_LEARNED_WEIGHTS`` names a missing file
+has none, and the page must say why and how to train them; another runs with
+``CANOPY_LEARNED_WEIGHTS`` pointing at weights saved
 here from a :class:`LearnedWeights` object, with a training record in the format
 ``canopy train`` writes (``engine.learn.train.Generation``), and the page must draw
 their learning curve and heat map — on a projector (large type) and on a 360 px phone.
@@ -105,6 +106,16 @@ def learned_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
+def bare_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server without learned weights: ``CANOPY_LEARNED_WEIGHTS`` names a missing file."""
+    data = tmp_path_factory.mktemp("bare-data")
+    log = tmp_path_factory.mktemp("bare-log") / "server.log"
+    env = {ENV_VAR: str(data / "missing.npz"), "CANOPY_WARMUP": "false"}
+    with run_server(data, log, env) as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
 def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Where the pictures of the made-up test weights go (never docs/screenshots)."""
     return tmp_path_factory.mktemp("learning-shots")
@@ -142,14 +153,14 @@ def plot_pixels(page: Any) -> int:
     )
 
 
-def test_without_weights_the_page_says_why_and_how_to_train(server: str, page: Any) -> None:
-    open_game(page, server, api_create(server, game="chess", human="both"))
+def test_without_weights_the_page_says_why_and_how_to_train(bare_server: str, page: Any) -> None:
+    open_game(page, bare_server, api_create(bare_server, game="chess", human="both"))
     page.click("#link-learning")
     page.wait_for_selector("body[data-state=missing]")
     missing = page.locator("#learn-missing")
     assert missing.is_visible() and not page.locator("#learn-curve").is_visible()
     text = missing.inner_text()
-    assert "No learned chess weights ship with Canopy yet" in text and "47.5 %" in text
+    assert "missing.npz is missing" in text and "No learned weights on this server" in text
     assert page.locator("#cmd-train").inner_text().startswith("canopy train --game chess")
     assert page.locator("#cmd-serve").inner_text().startswith("CANOPY_LEARNED_WEIGHTS=")
     screenshot(page, "learning-none.png", full_page=True)
@@ -179,9 +190,32 @@ def test_the_shipped_knight_weights_show_their_training_and_heat_map(
     screenshot(page, "learning-knight.png", full_page=True)
 
 
-def test_the_hand_learned_toggle_is_not_offered_without_weights(server: str, page: Any) -> None:
-    game = api_create(server, game="chess", human="both")
-    open_game(page, server, game)
+def test_the_shipped_chess_weights_show_their_run_and_that_hand_stays_the_default(
+    server: str, page: Any
+) -> None:
+    """engine/data/learned/chess.npz: generation 3 of a run that kept no generation, shipped
+    to compare; the page must draw all three gating matches and say it is not a default."""
+    page.goto(server + "/learning?game=chess")
+    page.wait_for_selector("body[data-state=ready][data-game=chess]")
+    page.wait_for_function("() => document.querySelector('#curve-plot').dataset.points === '3'")
+    assert plot_pixels(page) > 500
+    rows = page.locator("#generations-body tr")
+    assert rows.count() == 3 and all("no" in rows.nth(i).inner_text() for i in range(3))
+    assert (
+        "generation 3 of the run, not kept by its gating match"
+        in page.locator("#learn-facts").inner_text()
+    )
+    note = page.locator("#learn-note")
+    assert note.is_visible() and "not as a default" in note.inner_text()
+    assert page.locator("#features-body tr").count() == 22
+    screenshot(page, "learning-chess-shipped.png", full_page=True)
+
+
+def test_the_hand_learned_toggle_is_not_offered_without_weights(
+    bare_server: str, page: Any
+) -> None:
+    game = api_create(bare_server, game="chess", human="both")
+    open_game(page, bare_server, game)
     page.wait_for_timeout(500)  # the page has asked /api/learning by now
     assert page.locator("#opt-evals-wrap").is_hidden()
 

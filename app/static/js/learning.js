@@ -79,7 +79,13 @@ function renderCurve(data) {
     facts.push(["Network", `${tuples}, ${data.parameters.toLocaleString("en-US")} weights`]);
   }
   facts.push(["Weights file", `${data.file} (${data.source === "shipped" ? "shipped" : `from ${data.source}`})`]);
+  if (data.generation !== null && data.generation !== undefined) {
+    const verdict = data.kept ? "kept by its gating match" : "not kept by its gating match";
+    facts.push(["These weights", `generation ${data.generation} of the run, ${verdict}`]);
+  }
   $("learn-facts").replaceChildren(...facts.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
+  setText($("learn-note"), data.note || "");
+  $("learn-note").hidden = !data.note;
   const message = $("curve-message");
   message.hidden = !data.curve_message;
   setText(message, data.curve_message || "");
