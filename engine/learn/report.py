@@ -4,11 +4,11 @@ One plain dict per game (the ``GET /api/learning`` body): the weights in use (th
 shipped file or ``$CANOPY_LEARNED_WEIGHTS``), their training command, learning curve
 (:mod:`engine.learn.curve`) and what they learned — knight chess: the value of a knight
 on each square (:mod:`engine.learn.heatmap`); chess: each hand feature's weight, hand
-against learned (:func:`engine.learn.chessnet.feature_weights`); for the shipped
-weights, which generation of their run they are and whether they are a default, as
-measured; without usable weights, the loader's reason, what should have been there, and
-the commands to train and use one's own. The texts live here, beside the training code
-they describe, so the app only lays them out.
+against learned (:func:`engine.learn.chessnet.feature_weights`); which generation of
+their run the weights are and whether gating kept them; for the shipped weights, whether
+they are a default, as measured; without usable weights, the loader's reason, what
+should have been there, and the commands to train and use one's own. The texts live here,
+beside the training code they describe, so the app only lays them out.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from engine.search.learned_weights import (
     AnyWeights,
     ChessNetWeights,
     active_path,
+    digest,
     override_paths,
     shipped,
 )
@@ -44,16 +45,18 @@ NOT_SHIPPED = {
         "train and serve your own with the commands below."
     ),
 }
-#: What the Learning view says of each game's shipped weights: whether they are a default,
-#: and the measurement that decided it (docs/learning.md).
-SHIPPED_NOTE = {
-    "knight": (
+#: What the Learning view says of the shipped weights — whether they are a default, and the
+#: measurement that decided it (docs/learning.md) — keyed by the digest of the weights
+#: measured (:func:`~engine.search.learned_weights.digest`), so that other weights copied
+#: over a shipped file are never described by these figures.
+MEASURED_NOTE = {
+    ("knight", "985f65038de608d4"): (
         "The default evaluation of uct-minimax in knight chess, whose leaves are not settled "
         "by a quiescence search: 61.3 % against the hand evaluation at 100 ms a move (560 "
         "games, +80 Elo, 95 % interval +51 … +110). The other algorithms keep eval=hand; "
         "choose eval=learned to compare."
     ),
-    "chess": (
+    ("chess", "5501110b57e51123"): (
         "Shipped to compare, not as a default: no generation of this run won its gating "
         "match, and this one, generation 3 (the most games), scored 45.6 % against the hand "
         "evaluation with mcts at 300 ms a move (80 games: +23 =27 −30, −30 Elo, 95 % "
@@ -121,8 +124,7 @@ def learning_report(game: str, weights: AnyWeights | None, why: str) -> dict[str
             tuples=[int(weights.tuples.shape[0]), int(weights.tuples.shape[1])],
             squares=knight_square_values(weights).as_dict(),
         )
-    if not from_override:
-        out["note"] = SHIPPED_NOTE.get(game)
+    out["note"] = MEASURED_NOTE.get((game, digest(weights)))
     try:
         curve = learning_curve(weights.meta)
     except TrainingRecordError as exc:

@@ -59,10 +59,11 @@ kernels as constants.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -251,6 +252,18 @@ def _check_ntuple(w: LearnedWeights, where: str) -> None:
     if np.any(pads[:, :-1] & ~pads[:, 1:]):
         raise LearnedWeightsError(f"learned weights {where}: a tuple's -1 pads must come last")
     _shape("contact", w.contact, CONTACT_SHAPE, where)
+
+
+def digest(w: AnyWeights) -> str:
+    """A short digest of ``w``'s arrays (not its command or meta): the identity of the
+    weights a measurement was made with, whatever file they were copied to."""
+    h = hashlib.sha256()
+    for f in fields(w):
+        value = getattr(w, f.name)
+        if isinstance(value, np.ndarray):
+            h.update(f.name.encode())
+            h.update(np.ascontiguousarray(value, dtype=np.float64).tobytes())
+    return h.hexdigest()[:16]
 
 
 def _fix(game: str) -> str:

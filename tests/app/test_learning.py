@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,7 +20,16 @@ from app.routes.learning import learned_weights
 from app.settings import Settings
 from engine.learn.chessnet import ChessModel
 from engine.learn.ntuple import Model, tuple_squares
-from engine.search.learned_weights import ENV_VAR, ChessNetWeights, LearnedWeights
+from engine.learn.report import learning_report
+from engine.search.learned_weights import (
+    ENV_VAR,
+    ChessNetWeights,
+    LearnedWeights,
+    digest,
+    load_weights,
+    save_weights,
+    shipped_path,
+)
 from engine.search.side_by_side import static_evaluations
 
 KNIGHT_START = "nnnnnnnn/nnnnnnnn/8/8/8/8/NNNNNNNN/NNNNNNNN w - - 0 1"
@@ -93,8 +103,7 @@ def test_learning_reports_the_curve_the_command_and_the_square_values(
     assert len(body["squares"]["middlegame"]["own"]) == 64
     assert set(body["squares"]) == {"middlegame", "endgame"}
     # No generation in the file's meta: the view cannot say which one it is.
-    assert body["generation"] is None and body["kept"] is None
-    assert "default evaluation of uct-minimax" in body["note"]
+    assert body["generation"] is None and body["kept"] is None and body["note"] is None
 
 
 def test_without_weights_learning_says_why_and_how_to_train(bare_client: TestClient) -> None:
@@ -126,9 +135,9 @@ def test_chess_learning_reports_the_curve_and_each_features_weight(
     body = learned_client.get("/api/learning?game=chess").json()
     assert body["available"] is True and body["hidden"] == 8 and body["squares"] is None
     assert [p["generation"] for p in body["curve"]["points"]] == [1, 2]
-    # The file says it is generation 2, whose gating match did not keep it.
-    assert body["generation"] == 2 and body["kept"] is False
-    assert "not as a default" in body["note"] and "45.6 %" in body["note"]
+    # The file says it is generation 2, whose gating match did not keep it; the measured
+    # note of the shipped chess file is not about these made-up weights.
+    assert body["generation"] == 2 and body["kept"] is False and body["note"] is None
     table = body["features"]
     assert table["features"][0] == "pawn" and len(table["features"]) == 22
     assert len(table["hand"]["middlegame"]) == len(table["learned"]["endgame"]) == 22
@@ -210,5 +219,24 @@ def test_the_shipped_chess_weights_say_which_generation_they_are_and_that_hand_i
     assert body["file"] == "chess.npz" and body["hidden"] == 8
     assert [p["accepted"] for p in body["curve"]["points"]] == [False, False, False]
     assert body["generation"] == 3 and body["kept"] is False
-    assert "not as a default" in body["note"]
+    assert "not as a default" in body["note"] and "45.6 %" in body["note"]
     assert body["command"].startswith("canopy train --game chess --games 1000")
+
+
+@pytest.mark.skipif(bool(os.environ.get(ENV_VAR)), reason="other weights replace the shipped")
+def test_the_shipped_knight_weights_carry_their_measured_note(client: TestClient) -> None:
+    body = client.get("/api/learning?game=knight").json()
+    assert body["generation"] == 1 and body["kept"] is True
+    assert "default evaluation of uct-minimax" in body["note"] and "61.3 %" in body["note"]
+
+
+def test_the_measured_note_follows_the_weights_not_the_file_name(tmp_path: Path) -> None:
+    """A copy of the shipped chess weights under another name keeps its note; other
+    weights saved as chess.npz get none."""
+    shipped = load_weights(shipped_path("chess"), "chess")
+    assert "not as a default" in learning_report("chess", shipped, "")["note"]
+    other = trained_chess()
+    save_weights(tmp_path / "chess.npz", other)
+    copied = load_weights(tmp_path / "chess.npz", "chess")
+    assert learning_report("chess", copied, "")["note"] is None
+    assert digest(copied) == digest(other) != digest(shipped)
