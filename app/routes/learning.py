@@ -3,7 +3,7 @@
 * ``GET /learning?game=chess|knight`` — the page: the learning curve of the game's active
   weights and what they learned (knight chess: a heat map of a knight's value on each
   square; chess: each hand feature's weight, hand against learned) — or, without weights,
-  why none ship and how to train one's own; its data comes from
+  why it has none and how to train one's own; its data comes from
 * ``GET /api/learning?game=chess|knight`` — :func:`engine.learn.report.learning_report`;
 * ``POST /api/evaluations`` — a position's hand and learned static evaluations, and those
   of some of its moves (:func:`engine.search.side_by_side.static_evaluations`), for the

@@ -3,7 +3,7 @@
 // evaluation with its 95 % interval, from GET /api/learning), the training facts,
 // and what the network learned — knight chess: a heat map of a knight's value on each
 // square; chess: each hand feature's weight, hand against learned. Without weights it
-// says why none ship and how to train and serve one's own. Everything from the server
+// says why it has none and how to train and serve one's own. Everything from the server
 // reaches the page through textContent (dom.js's h), never as markup.
 
 import uPlot from "/static/vendor/uplot.js";
