@@ -17,13 +17,12 @@ The destination is written whole or not at all (temp file + rename).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
 from engine.errors import CanopyError
-from engine.learn.train import STATE_FILE, with_record
+from engine.learn.train import STATE_ERRORS, STATE_FILE, read_state, with_record
 from engine.search.learned_weights import (
     GAMES,
     AnyWeights,
@@ -39,40 +38,31 @@ class PublishError(CanopyError):
     code = "publish_failed"
 
 
-def read_run(run: Path) -> dict[str, Any]:
-    """The state ``canopy train`` keeps in ``run/train.json``; :class:`PublishError` if it
-    is missing or is not a training record."""
-    path = run / STATE_FILE
-    if not path.is_file():
-        raise PublishError(f"{run} holds no training run ({STATE_FILE} is missing)")
-    try:
-        data = json.loads(path.read_text())
-        game = data["settings"]["game"]
-        generations = data["generations"]
-        command = data["command"]
-        seconds = float(data.get("seconds", 0.0))
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise PublishError(f"{path} is not a training record ({exc!r})") from None
-    if game not in GAMES or not isinstance(generations, list) or not isinstance(command, str):
-        raise PublishError(f"{path} is not a training record of a game with a learned evaluation")
-    return {"game": game, "generations": generations, "command": command, "seconds": seconds}
-
-
 def publish_generation(run: Path, number: int, dest: Path) -> AnyWeights:
     """Write generation ``number``'s candidate of the run in ``run`` to ``dest``, its
     meta completed with the run's record; the weights written. :class:`PublishError`
     naming the problem, with ``dest`` untouched, otherwise."""
-    state = read_run(run)
-    numbers = [g.get("number") for g in state["generations"] if isinstance(g, dict)]
+    path = run / STATE_FILE
+    if not path.is_file():
+        raise PublishError(f"{run} holds no training run ({STATE_FILE} is missing)")
+    try:
+        state = read_state(path)
+        game = state.settings["game"]
+    except STATE_ERRORS as exc:
+        raise PublishError(f"{path} is not a training record ({exc!r})") from None
+    if game not in GAMES or not state.command:
+        raise PublishError(f"{path} is not a training record of a game with a learned evaluation")
+    numbers = [g.number for g in state.generations]
     if number not in numbers:
         done = ", ".join(str(n) for n in numbers) or "none"
         raise PublishError(f"{run} has no finished generation {number} (finished: {done})")
     candidate = run / f"gen-{number:03d}" / "candidate.npz"
     try:
-        w = load_weights(candidate, state["game"])
+        w = load_weights(candidate, game)
     except LearnedWeightsError as exc:
         raise PublishError(str(exc)) from None
-    out = with_record(w, state["command"], state["generations"], state["seconds"], number)
+    record = [asdict(g) for g in state.generations]
+    out = with_record(w, state.command, record, state.seconds, number)
     try:
         save_weights(dest, out)
     except OSError as exc:
@@ -98,8 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     except PublishError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    kept = next(bool(g.get("accepted")) for g in w.meta["generations"]
-                if isinstance(g, dict) and g.get("number") == args.generation)  # fmt: skip
+    kept = next(g["accepted"] for g in w.meta["generations"] if g["number"] == args.generation)
     print(f"wrote {args.to}: {w.game} generation {args.generation} "
           f"({'kept' if kept else 'not kept'} by its gating match)")  # fmt: skip
     return 0

@@ -211,6 +211,32 @@ class Generation:
 # ---------------------------------------------------------------- files
 
 
+@dataclass(frozen=True)
+class RunState:
+    """What a run's ``train.json`` holds (:meth:`Trainer.save_state` writes it)."""
+
+    settings: dict[str, Any]  # the fixed settings a resumed run must match
+    command: str
+    generations: list[Generation]
+    seconds: float
+
+
+#: What :func:`read_state` raises for a file that is not a run's state.
+STATE_ERRORS = (OSError, ValueError, KeyError, TypeError)
+
+
+def read_state(path: Path) -> RunState:
+    """The run state in ``path`` (a ``train.json``), read by a resumed run and by
+    :mod:`engine.learn.publish`; one of :data:`STATE_ERRORS` if it cannot be read or is
+    not a run's record (each caller says what that means for it)."""
+    data = json.loads(path.read_text())
+    command = data.get("command", "")
+    if not isinstance(data["settings"], dict) or not isinstance(command, str):
+        raise TypeError("settings must be an object and command text")
+    gens = [Generation(**g) for g in data["generations"]]
+    return RunState(data["settings"], command, gens, float(data.get("seconds", 0.0)))
+
+
 #: ``--target quiescence``: a generation's scored leaves, kept beside its games.
 STATIC_FILE = "static.npz"
 STATIC_KEYS = ("positions", "result", "score", "game")
@@ -391,12 +417,10 @@ class Trainer:
         if not path.exists():
             return
         try:
-            data = json.loads(path.read_text())
-            fixed = data["settings"]
-            gens = [Generation(**g) for g in data["generations"]]
-            seconds = float(data.get("seconds", 0.0))
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+            state = read_state(path)
+        except STATE_ERRORS as exc:
             raise TrainError(f"{path} is unreadable ({exc}); use another --out") from None
+        fixed = state.settings
         if fixed != self._fixed():
             diff = sorted(k for k in set(fixed) | set(self._fixed())
                           if fixed.get(k) != self._fixed().get(k))  # fmt: skip
@@ -407,8 +431,8 @@ class Trainer:
         best = self.best_path()
         if best is not None:
             self._check_weights(best)
-        self.generations = gens
-        self.seconds = seconds
+        self.generations = state.generations
+        self.seconds = state.seconds
 
     def save_state(self) -> None:
         data = {
