@@ -156,6 +156,46 @@ def in_check(s: np.ndarray) -> bool:
 
 
 @njit(cache=True, nogil=True)
+def may_give_check(s: np.ndarray, m: int) -> bool:
+    """False only when legal move ``m`` certainly does not give check: a test of a few
+    table lookups, before the copy, make and :func:`in_check` that decide it. A search
+    that tries the quiet checks among thirty-odd quiet moves (the quiescence search's
+    first plies in ``mcts``) otherwise plays every one of them to find the two or three.
+
+    It may answer True for a move that gives no check (never the reverse): a direct
+    check is tested on the empty board, a discovered one by any slider of ours of the
+    right kind on the line through the king and the square left; castling, en passant
+    and promotions are left to the full test."""
+    if m & (FLAG_CASTLE | FLAG_EP) or (m >> 12) & 7:
+        return True
+    us = np.int64(s[TURN])
+    king = s[KING] & s[WHITE_BB + 1 - us]
+    if not king:
+        return False
+    k = lsb(king)
+    frm = m & 63
+    to = (m >> 6) & 63
+    ours = s[WHITE_BB + us]
+    line = LINE[k, frm]
+    if line:  # the square left is on a line with the king: a slider behind it?
+        if ROOK_EMPTY[k] & SQ[frm]:
+            if line & (s[ROOK] | s[QUEEN]) & ours:
+                return True
+        elif line & (s[BISHOP] | s[QUEEN]) & ours:
+            return True
+    pt = piece_at(s, frm)
+    if pt == KNIGHT:
+        return bool(KNIGHT_ATTACKS[to] & king)
+    if pt == PAWN:
+        return bool(PAWN_ATTACKS[us, to] & king)
+    if pt == KING:
+        return False
+    if pt in (ROOK, QUEEN) and ROOK_EMPTY[to] & king:
+        return True
+    return bool(pt in (BISHOP, QUEEN) and BISHOP_EMPTY[to] & king)
+
+
+@njit(cache=True, nogil=True)
 def piece_at(s: np.ndarray, sq: int) -> int:
     """Piece type on ``sq`` or -1."""
     b = SQ[sq]

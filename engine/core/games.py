@@ -55,6 +55,15 @@ def in_check(s: np.ndarray) -> bool:
 
 
 @njit(cache=True, nogil=True)
+def may_give_check(s: np.ndarray, m: int) -> bool:
+    """False only when legal move ``m`` certainly gives no check (there is none in knight
+    chess); True leaves it to make-and-:func:`in_check`."""
+    if s[GAME] == CHESS:
+        return chess_core.may_give_check(s, m)
+    return False
+
+
+@njit(cache=True, nogil=True)
 def cap_result(s: np.ndarray) -> int:
     """Score of a playout stopped by its ply cap, for White.
 

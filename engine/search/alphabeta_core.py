@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit, types
 
 from engine.core.chess_core import piece_at
-from engine.core.games import in_check, legal_moves, make_move, result, status
+from engine.core.games import in_check, legal_moves, make_move, may_give_check, result, status
 from engine.core.state import (
     CHESS,
     FLAG_CAPTURE,
@@ -282,6 +282,8 @@ def qsearch(ctx: tuple, ply: int, alpha: float, beta: float, ply_offset: int, qd
         quiet = not checked and order[ply, i] < 90_000
         if quiet and not quiet_checks:
             break  # only quiet moves remain
+        if quiet and not may_give_check(s, m):
+            continue  # certainly no check: not worth a make and a test
         child[:] = s
         make_move(child, m)
         if quiet and not in_check(child):
