@@ -1,0 +1,196 @@
+"""A move-quality probe: one engine setting's moves on fixed game positions, each scored by
+a reference engine (Stockfish) as centipawns lost against its own best move.
+
+Why beside ``canopy match``: a 40-game match between close engines has a standard error
+of about 7 points, so a change worth 20 Elo needs hundreds of games to show. The probe
+asks a narrower, quieter question — how good is the move this setting picks in these
+300 positions, at this time per move — with every setting facing the same positions.
+It screens candidates before a match (and explains a match: how much time ``mcts``
+needs to pick moves as well as ``alphabeta``). It measures single moves from a fresh
+tree, not games (no tree reuse, no time management), so strength is still only ever
+*quoted* from ``canopy match``.
+
+The reference engine's scores are cached per position and per (position, move): a
+setting's run after the first costs only its own searches and the moves not seen yet.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import chess
+import chess.engine
+import chess.pgn
+
+from engine.search.controller import SearchController
+
+#: A move's loss is counted up to this many centipawns: a blunder in a position already
+#: lost (or won) a hundred ways over would otherwise outweigh every other position.
+LOSS_CAP = 1000
+#: A mate is scored this far from zero (a mate in n: ``MATE_CP - n``), above the cap.
+MATE_CP = 3000
+#: Losses at or above these count as a mistake and as a blunder.
+MISTAKE_CP, BLUNDER_CP = 100, 300
+
+
+def read_pgn(path: Path) -> Iterator[chess.pgn.Game]:
+    """The games of a ``.pgn`` or ``.pgn.gz`` file, in order."""
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rt") as handle:  # type: ignore[operator]
+        while (game := chess.pgn.read_game(handle)) is not None:
+            yield game
+
+
+def probe_positions(
+    games: Iterable[chess.pgn.Game],
+    *,
+    every: int = 5,
+    first_ply: int = 16,
+    last_ply: int = 100,
+    limit: int | None = None,
+) -> list[str]:
+    """FENs of every ``every``-th position of each game from ``first_ply`` to ``last_ply``
+    (plies played before the position), in game order, at most ``limit``: past the
+    opening book, through the middlegame and into the endgames where matches are lost.
+    """
+    if every < 1:
+        raise ValueError(f"every must be at least 1; got {every}")
+    fens: list[str] = []
+    for game in games:
+        board = game.board()
+        for index, move in enumerate(game.mainline_moves()):
+            if first_ply <= board.ply() <= last_ply and index % every == 0:
+                fens.append(board.fen())
+                if limit is not None and len(fens) >= limit:
+                    return fens
+            board.push(move)
+    return fens
+
+
+def centipawn_loss(best_cp: int, move_cp: int, cap: int = LOSS_CAP) -> int:
+    """What a move gave away against the best move, both scored for the side to move:
+    never below 0 (a deeper look may rate the move above the reference's own best),
+    never above ``cap``."""
+    return max(0, min(cap, best_cp - move_cp))
+
+
+class Referee(Protocol):
+    """Scores for the side to move: of the position (its best move) and of one move."""
+
+    def best(self, fen: str) -> int: ...
+
+    def after(self, fen: str, move: str) -> int: ...
+
+
+class UciReferee:
+    """A UCI engine (Stockfish) at a fixed depth, with a JSON cache of its scores."""
+
+    def __init__(self, command: str, depth: int, cache: Path | None = None) -> None:
+        if depth < 1:
+            raise ValueError(f"depth must be at least 1; got {depth}")
+        self.depth = depth
+        self.cache_path = cache
+        self.scores: dict[str, int] = {}
+        if cache is not None and cache.exists():
+            self.scores = {k: int(v) for k, v in json.loads(cache.read_text()).items()}
+        self.engine = chess.engine.SimpleEngine.popen_uci(command)
+
+    def _score(self, fen: str, move: str | None) -> int:
+        key = f"{self.depth} {fen}" + (f" {move}" if move else "")
+        if key not in self.scores:
+            board = chess.Board(fen)
+            root = [chess.Move.from_uci(move)] if move else None
+            info = self.engine.analyse(board, chess.engine.Limit(depth=self.depth), root_moves=root)
+            self.scores[key] = info["score"].pov(board.turn).score(mate_score=MATE_CP)
+        return self.scores[key]
+
+    def best(self, fen: str) -> int:
+        return self._score(fen, None)
+
+    def after(self, fen: str, move: str) -> int:
+        return self._score(fen, move)
+
+    def close(self) -> None:
+        self.engine.quit()
+        if self.cache_path is not None:
+            self.cache_path.write_text(json.dumps(self.scores))
+
+
+def chosen_moves(
+    fens: Iterable[str],
+    algorithm: str,
+    params: Mapping[str, Any],
+    *,
+    movetime_ms: float | None = None,
+    iterations: int | None = None,
+    seed: int = 0,
+) -> list[str]:
+    """The move ``algorithm`` plays in each position, each searched from a fresh tree."""
+    moves = []
+    for fen in fens:
+        controller = SearchController("chess", fen, algorithm=algorithm, params=params, seed=seed)
+        info = controller.search(movetime_ms=movetime_ms, iterations=iterations)
+        if info.bestmove is None:
+            raise ValueError(f"{algorithm} found no move in {fen}")
+        moves.append(info.bestmove)
+    return moves
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    """Each position's loss in centipawns, and the figures a comparison needs."""
+
+    losses: tuple[int, ...]
+
+    @property
+    def positions(self) -> int:
+        return len(self.losses)
+
+    @property
+    def average(self) -> float:
+        """Average centipawn loss (lower is better)."""
+        return sum(self.losses) / len(self.losses) if self.losses else 0.0
+
+    @property
+    def mistakes(self) -> int:
+        return sum(loss >= MISTAKE_CP for loss in self.losses)
+
+    @property
+    def blunders(self) -> int:
+        return sum(loss >= BLUNDER_CP for loss in self.losses)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "positions": self.positions,
+            "average_loss": round(self.average, 1),
+            "mistakes": self.mistakes,
+            "blunders": self.blunders,
+            "losses": list(self.losses),
+        }
+
+
+def score_moves(fens: Iterable[str], moves: Iterable[str], referee: Referee) -> ProbeResult:
+    """Each move's centipawn loss against the referee's best move in its position."""
+    return ProbeResult(
+        tuple(
+            centipawn_loss(referee.best(fen), referee.after(fen, move))
+            for fen, move in zip(fens, moves, strict=True)
+        )
+    )
+
+
+def paired_difference(a: ProbeResult, b: ProbeResult) -> tuple[float, float]:
+    """``a``'s average loss minus ``b``'s on the same positions, and the standard error of
+    that difference (from the per-position differences): pairing removes the positions'
+    own difficulty, which is most of the spread between two settings' figures."""
+    if a.positions != b.positions or a.positions < 2:
+        raise ValueError("paired results need the same positions, at least two")
+    diffs = [x - y for x, y in zip(a.losses, b.losses, strict=True)]
+    mean = sum(diffs) / len(diffs)
+    var = sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1)
+    return mean, (var / len(diffs)) ** 0.5

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Probe one setting's move quality: average centipawn loss against Stockfish.
+
+Plays one move from a fresh tree in each of a fixed set of game positions (every fifth
+position between plies 16 and 100 of the PGNs given, 300 by default) and scores it by
+Stockfish at a fixed depth against Stockfish's own best move (``engine.match.probe``).
+A quicker, quieter screen than a match for what to match; strength is still quoted only
+from ``canopy match``. Timed, so run one probe per core and nothing else beside it::
+
+    .venv/bin/python scripts/probe_moves.py --algo mcts --label mcts-300 \\
+        --pgn docs/results/300ms/dev-mcts-root-depth2-seed27.pgn.gz --out /tmp/probe
+    .venv/bin/python scripts/probe_moves.py --algo alphabeta --label ab-300 --compare mcts-300 ...
+
+With ``--out DIR`` each run is kept as ``DIR/LABEL.json`` and Stockfish's scores in
+``DIR/referee-cache.json``; ``--compare LABEL`` prints the paired difference with an
+earlier run on the same positions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from engine.match.probe import (  # noqa: E402
+    ProbeResult,
+    UciReferee,
+    chosen_moves,
+    paired_difference,
+    probe_positions,
+    read_pgn,
+    score_moves,
+)
+
+STOCKFISH = "/usr/games/stockfish"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--algo", default="mcts")
+    ap.add_argument("--param", action="append", default=[], metavar="K=V")
+    ap.add_argument("--movetime", type=float, default=300.0, help="ms per position (300)")
+    ap.add_argument("--pgn", action="append", required=True, type=Path, help="games to probe")
+    ap.add_argument("--positions", type=int, default=300)
+    ap.add_argument("--every", type=int, default=5, help="every n-th position of a game")
+    ap.add_argument("--depth", type=int, default=14, help="the referee's depth (14)")
+    ap.add_argument("--referee", default=STOCKFISH, help="a UCI engine command")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--label", default=None, help="name of this run (default: the setting)")
+    ap.add_argument("--out", type=Path, default=None, help="keep runs and the cache here")
+    ap.add_argument("--compare", default=None, metavar="LABEL", help="an earlier run in --out")
+    args = ap.parse_args()
+    params = dict(item.split("=", 1) for item in args.param)
+    label = args.label or ":".join([args.algo, *args.param])
+    games = (game for path in args.pgn for game in read_pgn(path))
+    fens = probe_positions(games, every=args.every, limit=args.positions)
+    if not fens:
+        print("no positions in those games", file=sys.stderr)
+        return 2
+    # compile (or load) the kernels first, so the first position gets its time
+    chosen_moves(fens[:1], args.algo, params, iterations=50, seed=args.seed)
+    moves = chosen_moves(fens, args.algo, params, movetime_ms=args.movetime, seed=args.seed)
+    cache = args.out / "referee-cache.json" if args.out else None
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+    referee = UciReferee(args.referee, args.depth, cache)
+    try:
+        result = score_moves(fens, moves, referee)
+    finally:
+        referee.close()
+    print(
+        f"{label}: {result.positions} positions, average loss {result.average:.1f} cp, "
+        f"{result.mistakes} moves losing 100 cp or more, {result.blunders} losing 300 or more"
+    )
+    record = {"label": label, "algorithm": args.algo, "params": params,
+              "movetime": args.movetime, "depth": args.depth, "fens": fens, "moves": moves,
+              **result.as_dict()}  # fmt: skip
+    if args.out:
+        (args.out / f"{label}.json").write_text(json.dumps(record))
+        if args.compare:
+            earlier = json.loads((args.out / f"{args.compare}.json").read_text())
+            if earlier["fens"] != fens or earlier["depth"] != args.depth:
+                print(f"{args.compare} was probed on other positions or depth", file=sys.stderr)
+                return 2
+            diff, se = paired_difference(result, ProbeResult(tuple(earlier["losses"])))
+            print(f"{label} minus {args.compare}: {diff:+.1f} cp a move (standard error {se:.1f})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

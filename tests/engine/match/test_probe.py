@@ -1,0 +1,199 @@
+"""The move-quality probe: which positions it takes, how a move's loss is counted, and a
+real run against Stockfish where Stockfish is installed."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import chess
+import chess.pgn
+import pytest
+
+from engine.match.probe import (
+    LOSS_CAP,
+    ProbeResult,
+    UciReferee,
+    centipawn_loss,
+    chosen_moves,
+    paired_difference,
+    probe_positions,
+    read_pgn,
+    score_moves,
+)
+
+STOCKFISH = shutil.which("stockfish") or shutil.which("/usr/games/stockfish")
+ROOT = Path(__file__).resolve().parents[3]
+#: A Ruy Lopez of 30 plies: long enough for positions from ply 16 on.
+MOVES = [
+    "e4",
+    "e5",
+    "Nf3",
+    "Nc6",
+    "Bb5",
+    "a6",
+    "Ba4",
+    "Nf6",
+    "O-O",
+    "Be7",
+    "Re1",
+    "b5",
+    "Bb3",
+    "d6",
+    "c3",
+    "O-O",
+    "h3",
+    "Nb8",
+    "d4",
+    "Nbd7",
+    "c4",
+    "c6",
+    "cxb5",
+    "axb5",
+    "Nc3",
+    "Bb7",
+    "Bg5",
+    "b4",
+    "Nb1",
+    "h6",
+]
+#: White to move can take a queen left en prise on d5.
+HANGING_QUEEN = "rnb1kbnr/ppp1pppp/8/3q4/8/2N5/PPPP1PPP/R1BQKBNR w KQkq - 0 3"
+
+
+def ruy_lopez() -> chess.pgn.Game:
+    game = chess.pgn.Game()
+    node: chess.pgn.GameNode = game
+    for san in MOVES:
+        node = node.add_variation(node.board().parse_san(san))
+    return game
+
+
+def board_after(plies: int) -> str:
+    board = chess.Board()
+    for san in MOVES[:plies]:
+        board.push_san(san)
+    return board.fen()
+
+
+class TableReferee:
+    """A referee that answers from a table: the probe's arithmetic without an engine."""
+
+    def __init__(self, best: dict[str, int], after: dict[tuple[str, str], int]) -> None:
+        self.best_scores, self.after_scores = best, after
+
+    def best(self, fen: str) -> int:
+        return self.best_scores[fen]
+
+    def after(self, fen: str, move: str) -> int:
+        return self.after_scores[(fen, move)]
+
+
+def test_positions_are_every_nth_of_each_game_between_the_plies() -> None:
+    fens = probe_positions([ruy_lopez(), ruy_lopez()], every=5, first_ply=16, last_ply=26)
+    assert fens == [board_after(20), board_after(25)] * 2
+
+
+def test_positions_stop_at_the_limit_and_reject_a_zero_stride() -> None:
+    assert probe_positions([ruy_lopez()], every=1, first_ply=16, limit=3) == [
+        board_after(16),
+        board_after(17),
+        board_after(18),
+    ]
+    with pytest.raises(ValueError, match="every must be at least 1"):
+        probe_positions([ruy_lopez()], every=0)
+
+
+def test_pgn_files_plain_and_gzipped_read_the_same_games(tmp_path: Path) -> None:
+    text = str(ruy_lopez()) + "\n\n" + str(ruy_lopez()) + "\n"
+    plain, packed = tmp_path / "a.pgn", tmp_path / "a.pgn.gz"
+    plain.write_text(text)
+    with gzip.open(packed, "wt") as handle:
+        handle.write(text)
+    for path in (plain, packed):
+        games = list(read_pgn(path))
+        assert len(games) == 2
+        assert [m.uci() for m in games[1].mainline_moves()][:2] == ["e2e4", "e7e5"]
+
+
+def test_a_loss_is_never_negative_and_capped() -> None:
+    assert centipawn_loss(50, 20) == 30
+    assert centipawn_loss(20, 50) == 0  # the move scored above the reference's best
+    assert centipawn_loss(3000, -3000) == LOSS_CAP
+    assert centipawn_loss(300, 0, cap=100) == 100
+
+
+def test_result_counts_mistakes_and_blunders_from_the_referees_scores() -> None:
+    fens = ["a", "b", "c", "d"]
+    moves = ["m1", "m2", "m3", "m4"]
+    referee = TableReferee(
+        {"a": 40, "b": 0, "c": 500, "d": -100},
+        {("a", "m1"): 40, ("b", "m2"): -150, ("c", "m3"): 100, ("d", "m4"): -120},
+    )
+    result = score_moves(fens, moves, referee)
+    assert result.losses == (0, 150, 400, 20)
+    assert result.average == pytest.approx(142.5)
+    assert (result.mistakes, result.blunders) == (2, 1)
+    assert result.as_dict()["average_loss"] == 142.5
+    with pytest.raises(ValueError):
+        score_moves(fens, moves[:3], referee)
+
+
+def test_paired_difference_and_its_standard_error() -> None:
+    a, b = ProbeResult((10, 20, 30, 40)), ProbeResult((0, 20, 20, 40))
+    diff, se = paired_difference(a, b)
+    assert diff == pytest.approx(5.0)  # differences 10, 0, 10, 0
+    assert se == pytest.approx((100 / 3 / 4) ** 0.5)
+    with pytest.raises(ValueError, match="same positions"):
+        paired_difference(a, ProbeResult((1, 2)))
+
+
+def test_chosen_moves_search_each_position_from_a_fresh_tree() -> None:
+    moves = chosen_moves([HANGING_QUEEN, HANGING_QUEEN], "mcts", {}, iterations=300)
+    assert moves == ["c3d5", "c3d5"]
+
+
+@pytest.mark.skipif(STOCKFISH is None, reason="stockfish not installed (Debian package stockfish)")
+def test_stockfish_referee_scores_a_hanging_queen_and_keeps_its_cache(tmp_path: Path) -> None:
+    assert STOCKFISH is not None
+    cache = tmp_path / "cache.json"
+    referee = UciReferee(STOCKFISH, 8, cache)
+    try:
+        result = score_moves([HANGING_QUEEN] * 2, ["c3d5", "a2a3"], referee)
+    finally:
+        referee.close()
+    assert result.losses[0] < 50  # taking the queen is (near) Stockfish's best
+    assert result.losses[1] >= 500  # leaving it is a blunder
+    kept = json.loads(cache.read_text())
+    assert f"8 {HANGING_QUEEN} a2a3" in kept
+    again = UciReferee(STOCKFISH, 8, cache)
+    try:
+        assert again.scores == kept
+    finally:
+        again.close()
+    with pytest.raises(ValueError, match="depth must be at least 1"):
+        UciReferee(STOCKFISH, 0)
+
+
+@pytest.mark.skipif(STOCKFISH is None, reason="stockfish not installed (Debian package stockfish)")
+def test_probe_script_reports_and_compares_two_runs(tmp_path: Path) -> None:
+    pgn = tmp_path / "games.pgn"
+    pgn.write_text(str(ruy_lopez()) + "\n")
+    base = [sys.executable, str(ROOT / "scripts" / "probe_moves.py"), "--pgn", str(pgn)]
+    base += ["--positions", "2", "--movetime", "30", "--depth", "6", "--out", str(tmp_path)]
+    first = subprocess.run([*base, "--label", "one"], capture_output=True, text=True, check=True)
+    assert "one: 2 positions, average loss" in first.stdout
+    second = subprocess.run(
+        [*base, "--algo", "alphabeta", "--label", "two", "--compare", "one"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "two minus one:" in second.stdout
+    record = json.loads((tmp_path / "two.json").read_text())
+    assert record["algorithm"] == "alphabeta" and len(record["moves"]) == 2
+    assert (tmp_path / "referee-cache.json").exists()
