@@ -2,7 +2,9 @@
 """Probe one setting's move quality: average centipawn loss against Stockfish.
 
 Plays one move from a fresh tree in each of a fixed set of game positions (every fifth
-position between plies 16 and 100 of the PGNs given, 300 by default) and scores it by
+position between plies 16 and 100 of the PGNs given, 300 by default; with ``--reuse``
+after searching the position two plies before and keeping the tree, as in a game) and
+scores it by
 Stockfish at a fixed depth against Stockfish's own best move (``engine.match.probe``).
 A quicker, quieter screen than a match for what to match; strength is still quoted only
 from ``canopy match``. Timed, so run one probe per core and nothing else beside it::
@@ -50,6 +52,11 @@ def main() -> int:
     ap.add_argument("--depth", type=int, default=14, help="the referee's depth (14)")
     ap.add_argument("--referee", default=STOCKFISH, help="a UCI engine command")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--reuse",
+        action="store_true",
+        help="search the position two plies before first and keep the tree, as in a game",
+    )
     ap.add_argument("--label", default=None, help="name of this run (default: the setting)")
     ap.add_argument("--out", type=Path, default=None, help="keep runs and the cache here")
     ap.add_argument("--compare", default=None, metavar="LABEL", help="an earlier run in --out")
@@ -57,13 +64,16 @@ def main() -> int:
     params = dict(item.split("=", 1) for item in args.param)
     label = args.label or ":".join([args.algo, *args.param])
     games = (game for path in args.pgn for game in read_pgn(path))
-    fens = probe_positions(games, every=args.every, limit=args.positions)
+    positions = probe_positions(games, every=args.every, limit=args.positions)
+    fens = [position.fen for position in positions]
     if not fens:
         print("no positions in those games", file=sys.stderr)
         return 2
     # compile (or load) the kernels first, so the first position gets its time
-    chosen_moves(fens[:1], args.algo, params, iterations=50, seed=args.seed)
-    moves = chosen_moves(fens, args.algo, params, movetime_ms=args.movetime, seed=args.seed)
+    chosen_moves(positions[:1], args.algo, params, iterations=50, seed=args.seed)
+    moves = chosen_moves(
+        positions, args.algo, params, movetime_ms=args.movetime, seed=args.seed, reuse=args.reuse
+    )
     cache = args.out / "referee-cache.json" if args.out else None
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
@@ -77,8 +87,8 @@ def main() -> int:
         f"{result.mistakes} moves losing 100 cp or more, {result.blunders} losing 300 or more"
     )
     record = {"label": label, "algorithm": args.algo, "params": params,
-              "movetime": args.movetime, "depth": args.depth, "fens": fens, "moves": moves,
-              **result.as_dict()}  # fmt: skip
+              "movetime": args.movetime, "reuse": args.reuse, "depth": args.depth,
+              "fens": fens, "moves": moves, **result.as_dict()}  # fmt: skip
     if args.out:
         (args.out / f"{label}.json").write_text(json.dumps(record))
         if args.compare:

@@ -6,9 +6,11 @@ of about 7 points, so a change worth 20 Elo needs hundreds of games to show. The
 asks a narrower, quieter question — how good is the move this setting picks in these
 300 positions, at this time per move — with every setting facing the same positions.
 It screens candidates before a match (and explains a match: how much time ``mcts``
-needs to pick moves as well as ``alphabeta``). It measures single moves from a fresh
-tree, not games (no tree reuse, no time management), so strength is still only ever
-*quoted* from ``canopy match``.
+needs to pick moves as well as ``alphabeta``). It measures single moves, not games:
+from a fresh tree, or (``reuse``) after searching the position two plies before and
+playing the game's moves into the tree, as a game's engine does — what a setting carries
+from move to move shows only there. Strength is still only ever *quoted* from
+``canopy match``.
 
 The reference engine's scores are cached per position and per (position, move): a
 setting's run after the first costs only its own searches and the moves not seen yet.
@@ -46,6 +48,17 @@ def read_pgn(path: Path) -> Iterator[chess.pgn.Game]:
             yield game
 
 
+@dataclass(frozen=True)
+class ProbePosition:
+    """A position to probe, with the game's line into it from ``lead`` plies before: a
+    search with tree reuse starts there and plays the line, as an engine in a game
+    searched its previous move and kept the subtree of the moves then played."""
+
+    fen: str
+    earlier: str
+    line: tuple[str, ...]
+
+
 def probe_positions(
     games: Iterable[chess.pgn.Game],
     *,
@@ -53,23 +66,29 @@ def probe_positions(
     first_ply: int = 16,
     last_ply: int = 100,
     limit: int | None = None,
-) -> list[str]:
-    """FENs of every ``every``-th position of each game from ``first_ply`` to ``last_ply``
-    (plies played before the position), in game order, at most ``limit``: past the
-    opening book, through the middlegame and into the endgames where matches are lost.
-    """
+    lead: int = 2,
+) -> list[ProbePosition]:
+    """Every ``every``-th position of each game from ``first_ply`` to ``last_ply`` (plies
+    played before the position), in game order, at most ``limit``: past the opening
+    book, through the middlegame and into the endgames where matches are lost. Each
+    comes with the position ``lead`` plies before it and the moves between."""
     if every < 1:
         raise ValueError(f"every must be at least 1; got {every}")
-    fens: list[str] = []
+    found: list[ProbePosition] = []
     for game in games:
         board = game.board()
+        boards: list[str] = []
+        played: list[str] = []
         for index, move in enumerate(game.mainline_moves()):
+            boards.append(board.fen())
             if first_ply <= board.ply() <= last_ply and index % every == 0:
-                fens.append(board.fen())
-                if limit is not None and len(fens) >= limit:
-                    return fens
+                start = max(0, index - lead)
+                found.append(ProbePosition(board.fen(), boards[start], tuple(played[start:])))
+                if limit is not None and len(found) >= limit:
+                    return found
+            played.append(move.uci())
             board.push(move)
-    return fens
+    return found
 
 
 def centipawn_loss(best_cp: int, move_cp: int, cap: int = LOSS_CAP) -> int:
@@ -122,21 +141,29 @@ class UciReferee:
 
 
 def chosen_moves(
-    fens: Iterable[str],
+    positions: Iterable[ProbePosition],
     algorithm: str,
     params: Mapping[str, Any],
     *,
     movetime_ms: float | None = None,
     iterations: int | None = None,
     seed: int = 0,
+    reuse: bool = False,
 ) -> list[str]:
-    """The move ``algorithm`` plays in each position, each searched from a fresh tree."""
+    """The move ``algorithm`` plays in each position: searched from a fresh tree, or with
+    ``reuse`` as in a game — the same search first from the position ``lead`` plies
+    before, then the game's moves played into the tree (its subtree kept)."""
     moves = []
-    for fen in fens:
-        controller = SearchController("chess", fen, algorithm=algorithm, params=params, seed=seed)
+    for position in positions:
+        start = position.earlier if reuse and position.line else position.fen
+        controller = SearchController("chess", start, algorithm=algorithm, params=params, seed=seed)
+        if start != position.fen:
+            controller.search(movetime_ms=movetime_ms, iterations=iterations)
+            for uci in position.line:
+                controller.play(uci)
         info = controller.search(movetime_ms=movetime_ms, iterations=iterations)
         if info.bestmove is None:
-            raise ValueError(f"{algorithm} found no move in {fen}")
+            raise ValueError(f"{algorithm} found no move in {position.fen}")
         moves.append(info.bestmove)
     return moves
 

@@ -16,6 +16,7 @@ import pytest
 
 from engine.match.probe import (
     LOSS_CAP,
+    ProbePosition,
     ProbeResult,
     UciReferee,
     centipawn_loss,
@@ -94,16 +95,15 @@ class TableReferee:
 
 
 def test_positions_are_every_nth_of_each_game_between_the_plies() -> None:
-    fens = probe_positions([ruy_lopez(), ruy_lopez()], every=5, first_ply=16, last_ply=26)
-    assert fens == [board_after(20), board_after(25)] * 2
+    found = probe_positions([ruy_lopez(), ruy_lopez()], every=5, first_ply=16, last_ply=26)
+    assert [p.fen for p in found] == [board_after(20), board_after(25)] * 2
+    assert found[0].earlier == board_after(18) and found[0].line == ("d2d4", "b8d7")
 
 
 def test_positions_stop_at_the_limit_and_reject_a_zero_stride() -> None:
-    assert probe_positions([ruy_lopez()], every=1, first_ply=16, limit=3) == [
-        board_after(16),
-        board_after(17),
-        board_after(18),
-    ]
+    found = probe_positions([ruy_lopez()], every=1, first_ply=16, limit=3, lead=0)
+    assert [p.fen for p in found] == [board_after(16), board_after(17), board_after(18)]
+    assert all(p.earlier == p.fen and p.line == () for p in found)
     with pytest.raises(ValueError, match="every must be at least 1"):
         probe_positions([ruy_lopez()], every=0)
 
@@ -152,9 +152,13 @@ def test_paired_difference_and_its_standard_error() -> None:
         paired_difference(a, ProbeResult((1, 2)))
 
 
-def test_chosen_moves_search_each_position_from_a_fresh_tree() -> None:
-    moves = chosen_moves([HANGING_QUEEN, HANGING_QUEEN], "mcts", {}, iterations=300)
-    assert moves == ["c3d5", "c3d5"]
+def test_chosen_moves_search_fresh_or_after_the_line_into_the_position() -> None:
+    fresh = ProbePosition(HANGING_QUEEN, HANGING_QUEEN, ())
+    assert chosen_moves([fresh, fresh], "mcts", {}, iterations=300) == ["c3d5", "c3d5"]
+    # the queen came to d5 from d8 and the knight went back to c3 from b1
+    before = "rnbqkbnr/ppp1pppp/8/8/8/8/PPPP1PPP/RNBQKBNR w KQkq - 0 3"
+    line = ProbePosition(HANGING_QUEEN, before, ("b1c3", "d8d5"))
+    assert chosen_moves([line], "mcts", {}, iterations=300, reuse=True) == ["c3d5"]
 
 
 @pytest.mark.skipif(STOCKFISH is None, reason="stockfish not installed (Debian package stockfish)")
