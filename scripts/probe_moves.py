@@ -61,6 +61,11 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=None, help="keep runs and the cache here")
     ap.add_argument("--compare", default=None, metavar="LABEL", help="an earlier run in --out")
     args = ap.parse_args()
+    if args.compare:  # fail before the searches, not after them
+        if args.out is None:
+            ap.error("--compare needs --out, where the runs are kept")
+        if not (args.out / f"{args.compare}.json").exists():
+            ap.error(f"no run {args.compare!r} in {args.out}")
     params = dict(item.split("=", 1) for item in args.param)
     label = args.label or ":".join([args.algo, *args.param])
     games = (game for path in args.pgn for game in read_pgn(path))

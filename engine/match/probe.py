@@ -43,7 +43,7 @@ MISTAKE_CP, BLUNDER_CP = 100, 300
 def read_pgn(path: Path) -> Iterator[chess.pgn.Game]:
     """The games of a ``.pgn`` or ``.pgn.gz`` file, in order."""
     opener = gzip.open if path.name.endswith(".gz") else open
-    with opener(path, "rt") as handle:  # type: ignore[operator]
+    with opener(path, "rt") as handle:
         while (game := chess.pgn.read_game(handle)) is not None:
             yield game
 

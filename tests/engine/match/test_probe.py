@@ -198,6 +198,8 @@ def test_probe_script_reports_and_compares_two_runs(tmp_path: Path) -> None:
         check=True,
     )
     assert "two minus one:" in second.stdout
+    missing = subprocess.run([*base, "--compare", "three"], capture_output=True, text=True)
+    assert missing.returncode == 2 and "no run 'three'" in missing.stderr
     record = json.loads((tmp_path / "two.json").read_text())
     assert record["algorithm"] == "alphabeta" and len(record["moves"]) == 2
     assert (tmp_path / "referee-cache.json").exists()
