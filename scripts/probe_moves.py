@@ -4,10 +4,11 @@
 Plays one move from a fresh tree in each of a fixed set of game positions (every fifth
 position between plies 16 and 100 of the PGNs given, 300 by default; with ``--reuse``
 after searching the position two plies before and keeping the tree, as in a game) and
-scores it by
-Stockfish at a fixed depth against Stockfish's own best move (``engine.match.probe``).
-A quicker, quieter screen than a match for what to match; strength is still quoted only
-from ``canopy match``. Timed, so run one probe per core and nothing else beside it::
+scores it by Stockfish at a fixed depth against Stockfish's own best move
+(``engine.match.probe``). A quicker, quieter screen than a match for what to match, and
+only a screen: it ranked ``mcts:cut=true`` best of the settings it screened, and ``cut``
+lost its paired matches (docs/results.md, session 28). Strength is quoted only from
+``canopy match``. Timed, so run one probe per core and nothing else beside it::
 
     .venv/bin/python scripts/probe_moves.py --algo mcts --label mcts-300 \\
         --pgn docs/results/300ms/dev-mcts-root-depth2-seed27.pgn.gz --out /tmp/probe
