@@ -80,10 +80,11 @@ def probe_positions(
         boards: list[str] = []
         played: list[str] = []
         for index, move in enumerate(game.mainline_moves()):
-            boards.append(board.fen())
+            fen = board.fen()
+            boards.append(fen)
             if first_ply <= board.ply() <= last_ply and index % every == 0:
                 start = max(0, index - lead)
-                found.append(ProbePosition(board.fen(), boards[start], tuple(played[start:])))
+                found.append(ProbePosition(fen, boards[start], tuple(played[start:])))
                 if limit is not None and len(found) >= limit:
                     return found
             played.append(move.uci())
@@ -155,9 +156,10 @@ def chosen_moves(
     before, then the game's moves played into the tree (its subtree kept)."""
     moves = []
     for position in positions:
-        start = position.earlier if reuse and position.line else position.fen
+        replay = reuse and bool(position.line)
+        start = position.earlier if replay else position.fen
         controller = SearchController("chess", start, algorithm=algorithm, params=params, seed=seed)
-        if start != position.fen:
+        if replay:
             controller.search(movetime_ms=movetime_ms, iterations=iterations)
             for uci in position.line:
                 controller.play(uci)
