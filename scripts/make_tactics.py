@@ -42,7 +42,6 @@ confirming captures)::
 from __future__ import annotations
 
 import argparse
-import gzip
 import random
 import sys
 from collections.abc import Iterator
@@ -51,9 +50,12 @@ from pathlib import Path
 
 import chess
 import chess.engine
-import chess.pgn
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from engine.match.probe import read_pgn  # noqa: E402
+
 PGN_DIR = ROOT / "docs" / "results" / "pgn"
 STOCKFISH = "/usr/games/stockfish"
 KINDS = ("mate1", "mate2", "capture")
@@ -94,19 +96,16 @@ def game_positions() -> Iterator[Position]:
     """Every position (before each move) of every chess game, in file and game order."""
     for path in sorted(PGN_DIR.glob("chess-*.pgn.gz")):
         stem = path.name.removesuffix(".pgn.gz")
-        with gzip.open(path, "rt") as handle:
-            number = 0
-            while (game := chess.pgn.read_game(handle)) is not None:
-                number += 1
-                board = game.board()
-                for ply, move in enumerate(game.mainline_moves()):
-                    yield Position(
-                        f"{stem} game {number} ply {ply}",
-                        f"{stem} game {number}",
-                        board.fen(),
-                        phase_of(board),
-                    )
-                    board.push(move)
+        for number, game in enumerate(read_pgn(path), start=1):
+            board = game.board()
+            for ply, move in enumerate(game.mainline_moves()):
+                yield Position(
+                    f"{stem} game {number} ply {ply}",
+                    f"{stem} game {number}",
+                    board.fen(),
+                    phase_of(board),
+                )
+                board.push(move)
 
 
 def mating_moves(board: chess.Board) -> list[chess.Move]:
