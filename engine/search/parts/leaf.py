@@ -17,10 +17,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.core.games import legal_moves, make_move, status
+from engine.core.games import in_check, legal_moves, make_move, status
 from engine.core.playout import CAPTURE_FIRST, choose_move
 from engine.core.state import HASH, ONGOING
-from engine.search.alphabeta_core import ABORTED, INF, negamax, qsearch, terminal_score
+from engine.search.alphabeta_core import (
+    ABORTED,
+    INF,
+    NODES,
+    negamax,
+    qsearch,
+    terminal_score,
+)
 from engine.search.evaluation import evaluate
 
 CACHE_SLOT_BYTES = 12  # uint64 key + float32 score
@@ -96,6 +103,17 @@ def window_score(
     no table: a result at or below ``alpha`` is an upper bound, at or above ``beta`` a
     lower bound, and only one strictly between them is exact. Lets the caller prove a
     move worse than a known one with a null window instead of scoring it exactly."""
+    if quiesce and depth == 0 and beta < INF and not in_check(s):
+        # The quiescence search's first node would stand pat at once: so it does for
+        # about five in six of the children an expansion scores with a null window (bad
+        # moves, shown bad by the evaluation alone). This skips that node's move
+        # generation; only a stalemate (no legal move, not in check, yet a standing
+        # score at or above ``beta``) reads otherwise.
+        stand = evaluate(s)
+        if stand >= beta:
+            ctx[5][0] = 0
+            ctx[11][NODES] += 1
+            return stand
     ctx[0][0] = s
     if depth > 0:
         return negamax(ctx, 0, depth, alpha, beta, quiesce, ply_offset)
