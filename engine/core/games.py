@@ -55,6 +55,15 @@ def in_check(s: np.ndarray) -> bool:
 
 
 @njit(cache=True, nogil=True)
+def exchange_balance(s: np.ndarray, m: int) -> int:
+    """:func:`engine.core.chess_core.exchange_balance` in chess; 0 in knight chess, where
+    every piece is worth the same and a capture never loses by this estimate."""
+    if s[GAME] == CHESS:
+        return chess_core.exchange_balance(s, m)
+    return 0
+
+
+@njit(cache=True, nogil=True)
 def may_give_check(s: np.ndarray, m: int) -> bool:
     """False only when legal move ``m`` certainly gives no check (there is none in knight
     chess); True leaves it to make-and-:func:`in_check`."""

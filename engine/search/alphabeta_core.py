@@ -22,7 +22,15 @@ import numpy as np
 from numba import njit, types
 
 from engine.core.chess_core import piece_at
-from engine.core.games import in_check, legal_moves, make_move, may_give_check, result, status
+from engine.core.games import (
+    exchange_balance,
+    in_check,
+    legal_moves,
+    make_move,
+    may_give_check,
+    result,
+    status,
+)
 from engine.core.state import (
     CHESS,
     FLAG_CAPTURE,
@@ -41,8 +49,9 @@ MAX_QDEPTH = 12
 INF = 1.0e9
 NULL_WINDOW = 1.0e-7
 
-# stats slots (QCHECKS: the first plies of a quiescence search that also try quiet checks)
-NODES, ABORTED, NODE_LIMIT, SELDEPTH, HIST_LEN, QCHECKS = 0, 1, 2, 3, 4, 5
+# stats slots (QCHECKS: the first plies of a quiescence search that also try quiet checks;
+# QPRUNE: whether it skips captures and quiet checks that lose the exchange)
+NODES, ABORTED, NODE_LIMIT, SELDEPTH, HIST_LEN, QCHECKS, QPRUNE = 0, 1, 2, 3, 4, 5, 6
 # transposition-table bound flags
 EXACT, LOWER, UPPER = 0, 1, 2
 
@@ -255,7 +264,12 @@ def qsearch(ctx: tuple, ply: int, alpha: float, beta: float, ply_offset: int, qd
     is attacked): it tries every evasion, so a mate or a piece lost to a check beyond the
     horizon is seen instead of the static evaluation of a position that cannot stand.
     In its first ``stats[QCHECKS]`` plies (0 for ``alphabeta``) it also tries the quiet
-    moves that give check, which finds mates that start with a quiet check.
+    moves that give check, which finds mates that start with a quiet check. With
+    ``stats[QPRUNE]`` (0 for ``alphabeta``) a side not in check skips the captures and
+    quiet checks that lose the exchange by a one-exchange estimate
+    (:func:`engine.core.games.exchange_balance`): a queen taking a defended pawn is
+    answered by the recapture, and searching it costs nodes that change nothing but
+    the rare overloaded defender.
     """
     states, moves, order, killers, pv, pv_len = ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5]
     stats = ctx[11]
@@ -277,6 +291,7 @@ def qsearch(ctx: tuple, ply: int, alpha: float, beta: float, ply_offset: int, qd
     child = states[ply + 1]
     best = -INF  # in check: fail-soft, so only losing evasions say how bad they are
     quiet_checks = qdepth < stats[QCHECKS]
+    prune = not checked and stats[QPRUNE] != 0
     for i in range(n):
         m = pick_next(moves[ply], order[ply], i, n)
         quiet = not checked and order[ply, i] < 90_000
@@ -284,6 +299,8 @@ def qsearch(ctx: tuple, ply: int, alpha: float, beta: float, ply_offset: int, qd
             break  # only quiet moves remain
         if quiet and not may_give_check(s, m):
             continue  # certainly no check: not worth a make and a test
+        if prune and exchange_balance(s, m) < 0:
+            continue  # loses the exchange
         child[:] = s
         make_move(child, m)
         if quiet and not in_check(child):

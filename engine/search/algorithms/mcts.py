@@ -53,6 +53,7 @@ from engine.search.alphabeta_core import (
     MAX_PLY,
     NULL_WINDOW,
     QCHECKS,
+    QPRUNE,
     SearchContext,
 )
 from engine.search.codes import (
@@ -839,6 +840,11 @@ class MCTS(Algorithm):
             game_defaults={"knight": 0},  # knight chess has no check
         ),
         ParamSpec(
+            "qprune", "bool", False,
+            "the quiescence search skips captures and quiet checks that lose the exchange "
+            "by a one-exchange estimate (a queen taking a defended pawn)",
+        ),
+        ParamSpec(
             "cut", "bool", False,
             "expand=evaluate: stop scoring a node's children once one refutes the move "
             "into it (shows it no better than a sibling), as alpha-beta does at a cut "
@@ -1128,6 +1134,7 @@ class MCTS(Algorithm):
         search.stop = stop
         search.stats[ABORTED] = 0
         search.stats[QCHECKS] = w.params["qchecks"]
+        search.stats[QPRUNE] = w.params["qprune"]
         w.kparams[K_C] = cls.search_params(w.params, w.root)["c_puct"]
         return mcts_run(
             w.tree.arrays, w.root, w.scratch(trace), search.arrays,

@@ -250,3 +250,30 @@ def test_a_null_window_leaf_search_that_stands_pat_at_once_equals_the_quiescence
             assert got == expected
             shortcuts += stand >= beta
     assert shortcuts > 400  # the shortcut was taken, and agreed
+
+
+def quiescence(s: np.ndarray, prune: bool) -> tuple[float, int]:
+    from engine.search.alphabeta_core import INF, NODES, QCHECKS, QPRUNE, qsearch
+
+    ctx = SearchContext(tt_bits=8)
+    ctx.stats[QCHECKS] = 2
+    ctx.stats[QPRUNE] = prune
+    ctx.states[0] = s
+    return qsearch(ctx.arrays, 0, -INF, INF, 0, 0), int(ctx.stats[NODES])
+
+
+def test_qprune_still_takes_a_hanging_queen_and_skips_a_losing_capture() -> None:
+    hanging = state_from_fen("rnb1kbnr/pppp1ppp/8/4p1q1/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 0 1")
+    assert quiescence(hanging, True)[0] == quiescence(hanging, False)[0] > 0.8
+    # Qxd5 loses the queen to the pawn on c6: skipped, the same score in fewer nodes.
+    defended = state_from_fen("4k3/8/2p5/3p4/8/8/8/3QK3 w - - 0 1")
+    (pruned, fewer), (full, more) = quiescence(defended, True), quiescence(defended, False)
+    assert pruned == full and fewer < more
+
+
+def test_qprune_searches_fewer_nodes_over_many_positions() -> None:
+    pruned = full = 0
+    for s in random_positions("chess", 300, seed=3):
+        pruned += quiescence(s, True)[1]
+        full += quiescence(s, False)[1]
+    assert pruned < 0.9 * full
