@@ -12,9 +12,10 @@ The same tree, visits and averages as ``uct``; what changes is each part:
   checks, pieces saved or put en prise; softmax at ``prior_temp`` centipawns); a child
   that mates, stalemates or ends the game otherwise is recognised at once.
 * **Simulation** — none at random: the new leaf is scored by a quiescence search
-  (captures, promotions, every evasion in check) with the shared evaluation, squashed
-  to a reward in [0, 1] (:mod:`~engine.search.parts.leaf`), through a Zobrist-keyed
-  table so transpositions share it.
+  (captures, promotions, every evasion in check; in chess quiet checks in its first
+  plies, and no capture or check that loses the exchange, ``qprune``) with the shared
+  evaluation, squashed to a reward in [0, 1] (:mod:`~engine.search.parts.leaf`),
+  through a Zobrist-keyed table so transpositions share it.
 * **Back-propagation** — rewards averaged as in UCT; above the leaf every node's
   implicit minimax value (the negamax of its children's evaluations; Lanctot et al.
   2014) and its proof (MCTS-Solver; Winands, Björnsson & Saito 2008) are refreshed.
@@ -842,7 +843,9 @@ class MCTS(Algorithm):
         ParamSpec(
             "qprune", "bool", False,
             "the quiescence search skips captures and quiet checks that lose the exchange "
-            "by a one-exchange estimate (a queen taking a defended pawn)",
+            "by a one-exchange estimate (a queen taking a defended pawn); knight chess has "
+            "no such loss",
+            game_defaults={"chess": True},  # results.md: session 29
         ),
         ParamSpec(
             "cut", "bool", False,
