@@ -221,9 +221,9 @@ def test_step_mode_backs_a_mate_in_two_up_the_path_as_proofs(server, page) -> No
     # A quiet first move: Qd8+ (MATE_IN_TWO) is proven at the root's expansion, when its
     # reply's search finds the mate, so nothing would be backed up along a path.
     step_game(server, page, QUIET_MATE_IN_TWO, {"root_depth": 0})  # 2 would prove it at once
-    step = step_until(
+    step = step_until(  # (a stalemate's proven draw may be backed up first)
         page,
-        lambda s: any(r["proof"] and r["depth"] >= 1 for r in s["backpropagation"]),
+        lambda s: any(r["mate"] and r["depth"] >= 1 for r in s["backpropagation"]),
         at_most=30,
     )
     cells = assert_backup_rows(page, step)

@@ -14,7 +14,7 @@ from engine.core.games import make_move
 from engine.core.state import MAX_MOVES
 from engine.search.algorithm import PROVEN_LOSS, PROVEN_WIN
 from engine.search.algorithms.mcts import FULL_TREE_PLIES
-from engine.search.alphabeta_core import QCHECKS, SearchContext
+from engine.search.alphabeta_core import QCHECKS, QPRUNE, SearchContext
 from engine.search.controller import SearchController
 from engine.search.evaluation import PLY_PENALTY, WIN
 from engine.search.parts.implicit import implicit_value
@@ -48,10 +48,12 @@ def search(fen: str | None, params: dict, iterations: int, moves: tuple[str, ...
     return controller, controller.search(iterations=iterations)
 
 
-def exact(state: np.ndarray, depth: int, qchecks: int = 2) -> float:
-    """The leaf search's own score of ``state`` for its side to move, full window, no table."""
+def exact(state: np.ndarray, depth: int, qchecks: int = 2, qprune: bool = True) -> float:
+    """The leaf search's own score of ``state`` for its side to move, full window, no table
+    (with the chess defaults' quiet checks and exchange pruning unless told)."""
     ctx = SearchContext(tt_bits=12)
     ctx.stats[QCHECKS] = qchecks
+    ctx.stats[QPRUNE] = qprune
     cache = LeafCache(1)
     score, _ = leaf_score(ctx.arrays, state, True, depth, cache.keys, cache.scores, False, 1)
     return min(1.0, max(-1.0, score))
