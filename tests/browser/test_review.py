@@ -92,8 +92,10 @@ def pause_the_engine(page: Any, tries: int = 5) -> None:
 def test_the_evaluation_graph_goes_to_a_ply_on_click_for_a_spectator(
     page: Any, server: str
 ) -> None:
+    # Searches long enough (tens of ms each, even with session 29's cheaper iterations) for
+    # the page to see one running, and for the game not to be over before the pause.
     game = api_create(
-        server, game="chess", human="none", algorithm="mcts", budget="iterations", iterations=150
+        server, game="chess", human="none", algorithm="mcts", budget="iterations", iterations=1000
     )
     open_game(page, server, game)  # the player, to pause the game
     wait_ply(page, 10)
