@@ -288,7 +288,7 @@ class Algorithm:
         return decisive, cls.final_key(child, params, threads), q, cls.display_eval(child)
 
     @classmethod
-    def final_order(cls, moves: list[MoveStats]) -> list[MoveStats]:
+    def final_order(cls, moves: list[MoveStats], params: dict[str, Any]) -> list[MoveStats]:
         """The root table, sorted by :meth:`final_rank`, as it is played and shown: the
         first move is the one played. A rule that needs the whole table (not one child
         at a time) reorders it here; by default it stands."""

@@ -148,7 +148,7 @@ def root_table(
             )
         )
     rows.sort(key=lambda r: r[0], reverse=True)
-    ordered = algorithm.final_order([r[1] for r in rows])
+    ordered = algorithm.final_order([r[1] for r in rows], params)
     per_thread: list[ThreadStats] = []
     if threads > 1:
         for w in workers:

@@ -848,10 +848,21 @@ class MCTS(Algorithm):
             game_defaults={"chess": True},  # results.md: session 29
         ),
         ParamSpec(
+            "qprune_checks", "bool", True,
+            "qprune also skips quiet checks that lose the exchange (off: only captures; a "
+            "check that hangs its piece may still begin a mate)",
+        ),
+        ParamSpec(
             "cut", "bool", False,
             "expand=evaluate: stop scoring a node's children once one refutes the move "
             "into it (shows it no better than a sibling), as alpha-beta does at a cut "
             "node; the rest are scored when the search comes back for them",
+        ),
+        ParamSpec(
+            "final", "choice", "visits",
+            "final move: most visits, or (value) the highest minimax value among the moves "
+            "visited at least a third as often as the most visited",
+            choices=("visits", "value"),
         ),
         ParamSpec("solver", "bool", True, "prove wins, losses and draws (MCTS-Solver)"),
         ParamSpec(
@@ -986,19 +997,34 @@ class MCTS(Algorithm):
         return float(child.visits)
 
     @classmethod
-    def final_order(cls, moves: list[MoveStats]) -> list[MoveStats]:
+    def final_order(cls, moves: list[MoveStats], params: dict[str, Any]) -> list[MoveStats]:
         """A proven draw at the top gives way to a move not yet proven that the search
         values above a draw (by :data:`DRAW_MARGIN`) and has visited at least half as
         often. A proven draw costs nothing to visit again — each visit returns at once —
         so it gathers visits while the better move is still being searched; in a won
-        game that repeated the position (session 23's games)."""
-        if not moves or moves[0].proof != PROVEN_DRAW:
+        game that repeated the position (session 23's games).
+
+        With ``final=value`` an unproven most-visited move gives way to the unproven
+        move of highest minimax value among those visited at least a third as often:
+        a move whose value rose late in the search has not caught up in visits yet, and
+        the minimax value is what the tree has proved about it."""
+        if not moves:
             return moves
-        draw = moves[0]
-        for i, m in enumerate(moves[1:], start=1):
-            if m.proof == NOT_PROVEN and m.eval > DRAW_MARGIN and 2 * m.visits >= draw.visits:
-                return [m, *moves[:i], *moves[i + 1 :]]
-        return moves
+        top = moves[0]
+        if top.proof == PROVEN_DRAW:
+            for i, m in enumerate(moves[1:], start=1):
+                if m.proof == NOT_PROVEN and m.eval > DRAW_MARGIN and 2 * m.visits >= top.visits:
+                    return [m, *moves[:i], *moves[i + 1 :]]
+            return moves
+        if params.get("final") != "value" or top.proof != NOT_PROVEN:
+            return moves
+        near = [
+            i for i, m in enumerate(moves) if m.proof == NOT_PROVEN and 3 * m.visits >= top.visits
+        ]
+        best = max(near, key=lambda i: moves[i].eval)
+        if moves[best].eval <= top.eval:
+            return moves
+        return [moves[best], *moves[:best], *moves[best + 1 :]]
 
     # ------------------------------------------------------------ step trace
     @classmethod
@@ -1137,7 +1163,7 @@ class MCTS(Algorithm):
         search.stop = stop
         search.stats[ABORTED] = 0
         search.stats[QCHECKS] = w.params["qchecks"]
-        search.stats[QPRUNE] = w.params["qprune"]
+        search.stats[QPRUNE] = (1 if w.params["qprune_checks"] else 2) if w.params["qprune"] else 0
         w.kparams[K_C] = cls.search_params(w.params, w.root)["c_puct"]
         return mcts_run(
             w.tree.arrays, w.root, w.scratch(trace), search.arrays,
