@@ -221,19 +221,44 @@ def exchange_balance(s: np.ndarray, m: int) -> int:
     mover = piece_at(s, frm)
     if mover == KING:
         return gain  # a legal king move never stands attacked
+    # The mover has left ``frm`` (it neither blocks a line to ``to`` nor defends itself)
+    # and the piece it takes on ``to`` is gone.
+    gone = SQ[frm] | SQ[to]
     occ = (s[WHITE_BB] | s[BLACK_BB]) & ~SQ[frm]
-    attackers = attackers_of(s, to, occ, 1 - us) & ~SQ[to]
+    risk = exchange_risk(s, to, occ, gone, 1 - us, EXCHANGE_WORTH[mover], EXCHANGE_WORTH)
+    return gain - int(risk)
+
+
+@njit(cache=True, nogil=True)
+def exchange_risk(
+    s: np.ndarray,
+    sq: int,
+    occ: np.uint64,
+    gone: np.uint64,
+    attacker: int,
+    worth: float,
+    worths: np.ndarray,
+) -> float:
+    """What a piece worth ``worth`` on ``sq`` stands to lose to colour ``attacker`` if it
+    takes once and the owner retakes no more than once: nothing when no piece of
+    ``attacker`` attacks ``sq``, all of it when none of the owner's defends it, else its
+    worth above the cheapest attacker (never below 0). Lines run through the occupancy
+    ``occ``; pieces on ``gone`` neither attack nor defend (a piece that has moved away).
+    ``worths`` prices each piece type, in the unit of ``worth``: the quiescence search's
+    filter (:func:`exchange_balance`) counts pawns before the move, the move-ordering
+    prior (``engine.search.parts.prior``) centipawns after it — one rule for both. The
+    result has the type of ``worth`` (numba compiles one version for each)."""
+    attackers = attackers_of(s, sq, occ, attacker) & ~gone
     if not attackers:
-        return gain
-    worth = EXCHANGE_WORTH[mover]
-    if not attackers_of(s, to, occ, us) & ~SQ[frm]:  # (the mover defends itself not)
-        return gain - worth
-    cheapest = EXCHANGE_WORTH[KING]
+        return 0
+    if not attackers_of(s, sq, occ, 1 - attacker) & ~gone:
+        return worth
+    cheapest = worths[KING]
     while attackers:
         a = lsb(attackers)
         attackers = pop_lsb(attackers)
-        cheapest = min(cheapest, EXCHANGE_WORTH[piece_at(s, a)])
-    return gain - max(0, worth - cheapest)
+        cheapest = min(cheapest, worths[piece_at(s, a)])
+    return max(0, worth - cheapest)
 
 
 @njit(cache=True, nogil=True)

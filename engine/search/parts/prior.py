@@ -30,8 +30,7 @@ import math
 import numpy as np
 from numba import njit
 
-from engine.core.bits import lsb, pop_lsb
-from engine.core.chess_core import attackers_of, piece_at
+from engine.core.chess_core import exchange_risk, piece_at
 from engine.core.games import in_check
 from engine.core.state import BLACK_BB, FLAG_CAPTURE, FLAG_EP, KING, PAWN, TURN, WHITE_BB
 from engine.search.tree import FIRST_CHILD, NEXT_SIBLING, NONE, PRIOR
@@ -44,23 +43,11 @@ CHECK_CP = 60.0  # a check forces a reply and often leads somewhere: a small bon
 
 @njit(cache=True, nogil=True)
 def exposure(s: np.ndarray, sq: int, worth: float, attacker: int) -> float:
-    """What a piece worth ``worth`` on ``sq`` stands to lose to colour ``attacker`` in
-    position ``s``: 0 if nothing attacks it, ``worth`` if nothing defends it, else
-    ``worth`` minus its cheapest attacker (never below 0)."""
+    """What a piece worth ``worth`` (centipawns) on ``sq`` stands to lose to colour
+    ``attacker`` in position ``s``: :func:`engine.core.chess_core.exchange_risk`, the
+    rule the quiescence search's exchange filter uses too."""
     occ = s[WHITE_BB] | s[BLACK_BB]
-    attackers = attackers_of(s, sq, occ, attacker)
-    if not attackers:
-        return 0.0
-    if not attackers_of(s, sq, occ, 1 - attacker):
-        return worth
-    cheapest = PIECE_CP[KING]
-    while attackers:
-        a = lsb(attackers)
-        attackers = pop_lsb(attackers)
-        value = PIECE_CP[piece_at(s, a)]
-        if value < cheapest:
-            cheapest = value
-    return max(0.0, worth - cheapest)
+    return exchange_risk(s, sq, occ, np.uint64(0), attacker, worth, PIECE_CP)
 
 
 @njit(cache=True, nogil=True)
