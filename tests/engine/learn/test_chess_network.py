@@ -7,30 +7,13 @@ import numpy as np
 import pytest
 
 from engine.core.convert import state_from_fen, state_to_fen
-from engine.core.games import legal_moves, make_move, status
-from engine.core.state import MAX_MOVES, ONGOING, STATE_SIZE
 from engine.learn.chessnet import SCALE, ChessModel, feature_weights
 from engine.learn.ntuple import CP_TO_LOGIT
 from engine.search.eval_features import MAX_PHASE, N_CHESS, chess_features
 from engine.search.evaluation import centipawns, squash
 from engine.search.learned_chess import arrays_of, batch_net_logits
 from engine.search.learned_eval import logit_to_eval
-
-
-def random_positions(count: int, seed: int) -> np.ndarray:
-    """Positions along seeded random chess games, restarted now and then."""
-    rng = np.random.default_rng(seed)
-    out = np.zeros((count, STATE_SIZE), dtype=np.uint64)
-    buf = np.zeros(MAX_MOVES, dtype=np.int32)
-    s = state_from_fen(chess.STARTING_FEN, "chess")
-    for i in range(count):
-        n = legal_moves(s, buf)
-        if status(s, n) != ONGOING or rng.random() < 0.02:
-            s = state_from_fen(chess.STARTING_FEN, "chess")
-            n = legal_moves(s, buf)
-        out[i] = s
-        make_move(s, int(buf[rng.integers(n)]))
-    return out
+from tests.positions import random_positions
 
 
 def reference_logit(s: np.ndarray, model: ChessModel, theta: np.ndarray) -> float:
@@ -52,7 +35,7 @@ def trained(model: ChessModel, seed: int) -> np.ndarray:
 
 
 def test_network_matches_a_plain_reference_in_numba_and_numpy() -> None:
-    states = random_positions(150, seed=3)
+    states = random_positions("chess", 150, seed=3, restart=0.02)
     model = ChessModel(8)
     theta = trained(model, 4)
     want = np.array([reference_logit(s, model, theta) for s in states])
@@ -62,7 +45,7 @@ def test_network_matches_a_plain_reference_in_numba_and_numpy() -> None:
 
 
 def test_untrained_network_is_the_hand_evaluation() -> None:
-    states = random_positions(200, seed=5)
+    states = random_positions("chess", 200, seed=5, restart=0.02)
     model = ChessModel()
     z = batch_net_logits(states, *arrays_of(model.unpack(model.start(), "", {})))
     hand = np.array([squash(centipawns(s)) for s in states])
@@ -75,7 +58,7 @@ def _swap_colours(s: np.ndarray) -> np.ndarray:
 
 
 def test_network_scores_for_the_side_to_move_whichever_colour_it_is() -> None:
-    states = random_positions(120, seed=6)
+    states = random_positions("chess", 120, seed=6, restart=0.02)
     model = ChessModel(8)
     arrays = arrays_of(model.unpack(trained(model, 7), "", {}))
     swapped = np.array([_swap_colours(s) for s in states])
@@ -83,7 +66,7 @@ def test_network_scores_for_the_side_to_move_whichever_colour_it_is() -> None:
 
 
 def test_gradient_matches_finite_differences() -> None:
-    states = random_positions(200, seed=8)
+    states = random_positions("chess", 200, seed=8, restart=0.02)
     model = ChessModel(4, fit_linear=True)
     rows = model.rows(states)
     theta = trained(model, 9)

@@ -7,15 +7,11 @@ import numpy as np
 import pytest
 
 from engine.core.convert import state_from_fen, state_to_fen
-from engine.core.games import legal_moves, make_move, status
 from engine.core.state import (
     EVAL,
     KNIGHT,
     LEARNED_EVAL,
-    MAX_MOVES,
-    ONGOING,
     PLY,
-    STATE_SIZE,
     TURN,
     WHITE_BB,
 )
@@ -29,24 +25,9 @@ from engine.search.learned_eval import (
     derive,
     logit_to_eval,
 )
+from tests.positions import random_positions
 
 START = "nnnnnnnn/nnnnnnnn/8/8/8/8/NNNNNNNN/NNNNNNNN w - - 0 1"
-
-
-def random_positions(count: int, seed: int) -> np.ndarray:
-    """Positions along seeded random games (captures preferred half the time)."""
-    rng = np.random.default_rng(seed)
-    out = np.zeros((count, STATE_SIZE), dtype=np.uint64)
-    buf = np.zeros(MAX_MOVES, dtype=np.int32)
-    s = state_from_fen(START, "knight")
-    for i in range(count):
-        n = legal_moves(s, buf)
-        if status(s, n) != ONGOING or rng.random() < 0.01:
-            s = state_from_fen(START, "knight")
-            n = legal_moves(s, buf)
-        out[i] = s
-        make_move(s, int(buf[rng.integers(n)]))
-    return out
 
 
 def reference_logit(s: np.ndarray, linear: np.ndarray, squares: np.ndarray,
@@ -80,7 +61,7 @@ def reference_logit(s: np.ndarray, linear: np.ndarray, squares: np.ndarray,
 
 @pytest.mark.parametrize("name", sorted(TUPLE_SETS))
 def test_network_matches_a_plain_numpy_reference_on_random_positions(name: str) -> None:
-    states = random_positions(300, seed=7)
+    states = random_positions("knight", 300, seed=7, start=START, restart=0.01)
     squares = tuple_squares(name)
     model = Model(squares)
     theta = np.random.default_rng(3).normal(0.0, 0.5, model.size)
@@ -95,7 +76,7 @@ def test_network_matches_a_plain_numpy_reference_on_random_positions(name: str) 
 
 
 def test_untrained_network_is_the_hand_evaluation() -> None:
-    states = random_positions(200, seed=11)
+    states = random_positions("knight", 200, seed=11, start=START, restart=0.01)
     model = Model(tuple_squares("pst"))
     theta = model.start()
     z = model.logits(theta, rows_of(states, model.squares))
@@ -118,7 +99,7 @@ def _swap_colours(s: np.ndarray) -> np.ndarray:
 
 @pytest.mark.parametrize("name", sorted(TUPLE_SETS))
 def test_tied_weights_give_a_position_and_its_mirror_image_the_same_value(name: str) -> None:
-    states = random_positions(120, seed=5)
+    states = random_positions("knight", 120, seed=5, start=START, restart=0.01)
     model = Model(tuple_squares(name))
     w = model.unpack(np.random.default_rng(9).normal(0.0, 0.5, model.size), "", {})
     mirrored = np.array([_mirror_files(s) for s in states])
@@ -128,7 +109,7 @@ def test_tied_weights_give_a_position_and_its_mirror_image_the_same_value(name: 
 
 
 def test_network_scores_for_the_side_to_move_whichever_colour_it_is() -> None:
-    states = random_positions(120, seed=6)
+    states = random_positions("knight", 120, seed=6, start=START, restart=0.01)
     model = Model(tuple_squares("pst"))
     w = model.unpack(np.random.default_rng(2).normal(0.0, 0.5, model.size), "", {})
     swapped = np.array([_swap_colours(s) for s in states])
@@ -138,7 +119,7 @@ def test_network_scores_for_the_side_to_move_whichever_colour_it_is() -> None:
 
 
 def test_eval_slot_hand_runs_the_hand_evaluation_exactly() -> None:
-    for s in random_positions(200, seed=12):
+    for s in random_positions("knight", 200, seed=12, start=START, restart=0.01):
         assert s[EVAL] == 0
         assert evaluate(s) == squash(centipawns(s))
 
@@ -157,7 +138,7 @@ def test_eval_slot_learned_runs_the_chess_network_in_chess() -> None:
 
 
 def test_a_zero_contact_table_is_skipped_with_the_same_values() -> None:
-    states = random_positions(200, seed=13)
+    states = random_positions("knight", 200, seed=13, start=START, restart=0.01)
     model = Model(tuple_squares("pst"))
     theta = np.random.default_rng(14).normal(0.0, 0.5, model.size)
     w = model.unpack(theta, "", {})

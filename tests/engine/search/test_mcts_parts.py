@@ -15,6 +15,7 @@ from engine.search.parts.implicit import implicit_value
 from engine.search.parts.leaf import LeafCache, leaf_score
 from engine.search.parts.solver import prove
 from engine.search.tree import EVALUATED, NUM_LEGAL, PROVEN, ROOT, Tree, add_child
+from tests.positions import random_positions
 
 
 def small_tree(children: int) -> Tree:
@@ -201,46 +202,21 @@ def test_a_leaf_depth_finds_a_quiet_fork_the_quiescence_search_cannot() -> None:
     assert score_of(fen, quiesce=True, depth=2) > 0.3  # ... until Nc7+ and Nxa8
 
 
-def random_positions(game: str, count: int, seed: int) -> list[np.ndarray]:
-    """Positions along seeded random games that no rule has ended regardless of the moves
-    (a finished game restarts), for comparisons that must hold in every position."""
-    from engine.core.games import legal_moves, make_move, status
-    from engine.core.state import ONGOING
-
-    rng = np.random.default_rng(seed)
-    start = state_from_fen("startpos", game)
-    moves = np.zeros(MAX_MOVES, dtype=np.int32)
-    s = start.copy()
-    out = []
-    while len(out) < count:
-        n = legal_moves(s, moves)
-        if status(s, n) != ONGOING:
-            s = start.copy()
-            continue
-        make_move(s, int(moves[rng.integers(n)]))
-        if status(s, 1) == ONGOING:  # as mcts's expansion marks a child that ends the game
-            out.append(s.copy())
-    return out
-
-
 @pytest.mark.parametrize("game", ["chess", "knight"])
 def test_a_null_window_leaf_search_that_stands_pat_at_once_equals_the_quiescence_search(
     game: str,
 ) -> None:
     # window_score skips the first node's move generation when the side to move stands
     # pat at or above beta; the score must be the quiescence search's own, whichever
-    # window, in every position with a legal move (a stalemate is the one exception).
-    from engine.core.games import legal_moves
+    # window, in every position with a legal move (the walk's positions all have one; a
+    # stalemate is the one exception, and expansion marks it as finished first).
     from engine.search.alphabeta_core import QCHECKS, qsearch
     from engine.search.parts.leaf import window_score
 
     ctx = SearchContext(tt_bits=8)
     ctx.stats[QCHECKS] = 2 if game == "chess" else 0
-    moves = np.zeros(MAX_MOVES, dtype=np.int32)
     shortcuts = 0
     for s in random_positions(game, 400, seed=11):
-        if legal_moves(s, moves) == 0:
-            continue
         stand = evaluate(s)
         for beta in (stand - 0.2, stand - 1e-7, stand, stand + 1e-7, stand + 0.2):
             alpha = beta - 1e-7
