@@ -50,8 +50,7 @@ INF = 1.0e9
 NULL_WINDOW = 1.0e-7
 
 # stats slots (QCHECKS: the first plies of a quiescence search that also try quiet checks;
-# QPRUNE: 0 searches every capture, 1 skips captures and quiet checks that lose the
-# exchange, 2 skips only such captures)
+# QPRUNE: whether it skips captures and quiet checks that lose the exchange)
 NODES, ABORTED, NODE_LIMIT, SELDEPTH, HIST_LEN, QCHECKS, QPRUNE = 0, 1, 2, 3, 4, 5, 6
 # transposition-table bound flags
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -267,7 +266,7 @@ def qsearch(ctx: tuple, ply: int, alpha: float, beta: float, ply_offset: int, qd
     In its first ``stats[QCHECKS]`` plies (0 for ``alphabeta``) it also tries the quiet
     moves that give check, which finds mates that start with a quiet check. With
     ``stats[QPRUNE]`` (0 for ``alphabeta``) a side not in check skips the captures and
-    (when it is 1, not 2) quiet checks that lose the exchange by a one-exchange estimate
+    quiet checks that lose the exchange by a one-exchange estimate
     (:func:`engine.core.games.exchange_balance`): a queen taking a defended pawn is
     answered by the recapture, and searching it costs nodes that change nothing but
     the rare overloaded defender.
@@ -300,7 +299,7 @@ def qsearch(ctx: tuple, ply: int, alpha: float, beta: float, ply_offset: int, qd
             break  # only quiet moves remain
         if quiet and not may_give_check(s, m):
             continue  # certainly no check: not worth a make and a test
-        if prune and (not quiet or stats[QPRUNE] == 1) and exchange_balance(s, m) < 0:
+        if prune and exchange_balance(s, m) < 0:
             continue  # loses the exchange
         child[:] = s
         make_move(child, m)

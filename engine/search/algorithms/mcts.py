@@ -848,11 +848,6 @@ class MCTS(Algorithm):
             game_defaults={"chess": True},  # results.md: session 29
         ),
         ParamSpec(
-            "qprune_checks", "bool", True,
-            "qprune also skips quiet checks that lose the exchange (off: only captures; a "
-            "check that hangs its piece may still begin a mate)",
-        ),
-        ParamSpec(
             "cut", "bool", False,
             "expand=evaluate: stop scoring a node's children once one refutes the move "
             "into it (shows it no better than a sibling), as alpha-beta does at a cut "
@@ -1163,7 +1158,7 @@ class MCTS(Algorithm):
         search.stop = stop
         search.stats[ABORTED] = 0
         search.stats[QCHECKS] = w.params["qchecks"]
-        search.stats[QPRUNE] = (1 if w.params["qprune_checks"] else 2) if w.params["qprune"] else 0
+        search.stats[QPRUNE] = w.params["qprune"]
         w.kparams[K_C] = cls.search_params(w.params, w.root)["c_puct"]
         return mcts_run(
             w.tree.arrays, w.root, w.scratch(trace), search.arrays,
