@@ -1,7 +1,12 @@
 """Game-generic kernels: one entry point per operation, dispatching on ``s[GAME]``.
 
 Search and playout kernels call these so a single compiled search serves both
-games; the branch on the game id is one predictable comparison.
+games; the branch on the game id is one predictable comparison. They are inlined
+into their callers (``inline="always"``, at numba's level): a call that passes an
+array through a separate function increments and decrements its reference count
+(atomically) on the way in and out, and these dispatchers sit in the searches'
+innermost loops — inlined, the same trees grow 7–11 % faster in ``mcts`` and
+alpha-beta visits 5–10 % more nodes a second (three middlegames, session 30).
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from engine.core import chess_core, knight_core
 from engine.core.state import CHESS, GAME
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def legal_moves(s: np.ndarray, out: np.ndarray) -> int:
     """Write the legal moves of ``s`` into ``out`` (length >= MAX_MOVES); return the count."""
     if s[GAME] == CHESS:
@@ -21,7 +26,7 @@ def legal_moves(s: np.ndarray, out: np.ndarray) -> int:
     return knight_core.legal_moves(s, out)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def make_move(s: np.ndarray, m: int) -> None:
     """Play legal move ``m`` on ``s`` in place."""
     if s[GAME] == CHESS:
@@ -30,7 +35,7 @@ def make_move(s: np.ndarray, m: int) -> None:
         knight_core.make_move(s, m)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def status(s: np.ndarray, n_legal: int) -> int:
     """Status code (``ONGOING`` or why the game ended) given the legal-move count."""
     if s[GAME] == CHESS:
@@ -38,7 +43,7 @@ def status(s: np.ndarray, n_legal: int) -> int:
     return knight_core.status(s, n_legal)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def result(s: np.ndarray, code: int) -> int:
     """+1 / 0 / -1 from White's point of view for a finished game."""
     if s[GAME] == CHESS:
@@ -46,7 +51,7 @@ def result(s: np.ndarray, code: int) -> int:
     return knight_core.result(s, code)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def in_check(s: np.ndarray) -> bool:
     """Whether the side to move is in check (never, in knight chess)."""
     if s[GAME] == CHESS:
@@ -54,7 +59,7 @@ def in_check(s: np.ndarray) -> bool:
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def exchange_balance(s: np.ndarray, m: int) -> int:
     """:func:`engine.core.chess_core.exchange_balance` in chess; 0 in knight chess, where
     every piece is worth the same and a capture never loses by this estimate."""
@@ -63,7 +68,7 @@ def exchange_balance(s: np.ndarray, m: int) -> int:
     return 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def may_give_check(s: np.ndarray, m: int) -> bool:
     """False only when legal move ``m`` certainly gives no check (there is none in knight
     chess); True leaves it to make-and-:func:`in_check`."""
@@ -72,7 +77,7 @@ def may_give_check(s: np.ndarray, m: int) -> bool:
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def cap_result(s: np.ndarray) -> int:
     """Score of a playout stopped by its ply cap, for White.
 

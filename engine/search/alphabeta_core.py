@@ -179,9 +179,11 @@ def score_moves(
             order[i] = 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def pick_next(moves: np.ndarray, order: np.ndarray, i: int, n: int) -> int:
-    """Selection sort step: move the best remaining move to position i and return it."""
+    """Selection sort step: move the best remaining move to position i and return it.
+    Inlined into its callers: it runs once per move searched, and a separate call would
+    count two array references in and out each time (see :mod:`engine.core.games`)."""
     best = i
     for j in range(i + 1, n):
         if order[j] > order[best]:
