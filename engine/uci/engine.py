@@ -38,6 +38,7 @@ from engine.search.registry import ALGORITHMS, get_algorithm
 from engine.uci.options import OptionSet, UciOptionError
 from engine.uci.score import move_score
 from engine.uci.timeman import Clock, Plan, plan_clock, plan_movetime
+from engine.warm import play_first_move
 
 ENGINE_NAME = "Canopy"
 ENGINE_AUTHOR = "the Canopy authors"
@@ -550,6 +551,7 @@ class UciEngine:
             if key not in self._warm:
                 warm = SearchController(key[0], algorithm=algorithm, node_budget=4096, tree_size=0)
                 warm.search(iterations=16)
+                play_first_move(warm)  # tree reuse's kernels, loaded off the clock too
                 self._warm.add(key)
         position = self._position
         if position is None or outcome(position.board)[0] is not None:
