@@ -239,8 +239,8 @@ def exchange_risk(
     worth: float,
     worths: np.ndarray,
 ) -> float:
-    """What a piece worth ``worth`` on ``sq`` stands to lose to colour ``attacker`` if it
-    takes once and the owner retakes no more than once: nothing when no piece of
+    """What a piece worth ``worth`` on ``sq`` stands to lose when colour ``attacker``
+    takes it once and its owner retakes no more than once: nothing when no piece of
     ``attacker`` attacks ``sq``, all of it when none of the owner's defends it, else its
     worth above the cheapest attacker (never below 0). Lines run through the occupancy
     ``occ``; pieces on ``gone`` neither attack nor defend (a piece that has moved away).

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import chess
 import numpy as np
 import pytest
@@ -14,6 +16,9 @@ from engine.search.evaluation import centipawns, squash
 from engine.search.learned_chess import arrays_of, batch_net_logits
 from engine.search.learned_eval import logit_to_eval
 from tests.positions import random_positions
+
+#: Positions along seeded random chess games, restarted now and then.
+chess_positions = partial(random_positions, "chess", restart=0.02)
 
 
 def reference_logit(s: np.ndarray, model: ChessModel, theta: np.ndarray) -> float:
@@ -35,7 +40,7 @@ def trained(model: ChessModel, seed: int) -> np.ndarray:
 
 
 def test_network_matches_a_plain_reference_in_numba_and_numpy() -> None:
-    states = random_positions("chess", 150, seed=3, restart=0.02)
+    states = chess_positions(150, seed=3)
     model = ChessModel(8)
     theta = trained(model, 4)
     want = np.array([reference_logit(s, model, theta) for s in states])
@@ -45,7 +50,7 @@ def test_network_matches_a_plain_reference_in_numba_and_numpy() -> None:
 
 
 def test_untrained_network_is_the_hand_evaluation() -> None:
-    states = random_positions("chess", 200, seed=5, restart=0.02)
+    states = chess_positions(200, seed=5)
     model = ChessModel()
     z = batch_net_logits(states, *arrays_of(model.unpack(model.start(), "", {})))
     hand = np.array([squash(centipawns(s)) for s in states])
@@ -58,7 +63,7 @@ def _swap_colours(s: np.ndarray) -> np.ndarray:
 
 
 def test_network_scores_for_the_side_to_move_whichever_colour_it_is() -> None:
-    states = random_positions("chess", 120, seed=6, restart=0.02)
+    states = chess_positions(120, seed=6)
     model = ChessModel(8)
     arrays = arrays_of(model.unpack(trained(model, 7), "", {}))
     swapped = np.array([_swap_colours(s) for s in states])
@@ -66,7 +71,7 @@ def test_network_scores_for_the_side_to_move_whichever_colour_it_is() -> None:
 
 
 def test_gradient_matches_finite_differences() -> None:
-    states = random_positions("chess", 200, seed=8, restart=0.02)
+    states = chess_positions(200, seed=8)
     model = ChessModel(4, fit_linear=True)
     rows = model.rows(states)
     theta = trained(model, 9)

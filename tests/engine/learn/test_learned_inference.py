@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import chess
 import numpy as np
 import pytest
@@ -28,6 +30,8 @@ from engine.search.learned_eval import (
 from tests.positions import random_positions
 
 START = "nnnnnnnn/nnnnnnnn/8/8/8/8/NNNNNNNN/NNNNNNNN w - - 0 1"
+#: Positions along seeded random knight-chess games, restarted now and then.
+knight_positions = partial(random_positions, "knight", start=START, restart=0.01)
 
 
 def reference_logit(s: np.ndarray, linear: np.ndarray, squares: np.ndarray,
@@ -61,7 +65,7 @@ def reference_logit(s: np.ndarray, linear: np.ndarray, squares: np.ndarray,
 
 @pytest.mark.parametrize("name", sorted(TUPLE_SETS))
 def test_network_matches_a_plain_numpy_reference_on_random_positions(name: str) -> None:
-    states = random_positions("knight", 300, seed=7, start=START, restart=0.01)
+    states = knight_positions(300, seed=7)
     squares = tuple_squares(name)
     model = Model(squares)
     theta = np.random.default_rng(3).normal(0.0, 0.5, model.size)
@@ -76,7 +80,7 @@ def test_network_matches_a_plain_numpy_reference_on_random_positions(name: str) 
 
 
 def test_untrained_network_is_the_hand_evaluation() -> None:
-    states = random_positions("knight", 200, seed=11, start=START, restart=0.01)
+    states = knight_positions(200, seed=11)
     model = Model(tuple_squares("pst"))
     theta = model.start()
     z = model.logits(theta, rows_of(states, model.squares))
@@ -99,7 +103,7 @@ def _swap_colours(s: np.ndarray) -> np.ndarray:
 
 @pytest.mark.parametrize("name", sorted(TUPLE_SETS))
 def test_tied_weights_give_a_position_and_its_mirror_image_the_same_value(name: str) -> None:
-    states = random_positions("knight", 120, seed=5, start=START, restart=0.01)
+    states = knight_positions(120, seed=5)
     model = Model(tuple_squares(name))
     w = model.unpack(np.random.default_rng(9).normal(0.0, 0.5, model.size), "", {})
     mirrored = np.array([_mirror_files(s) for s in states])
@@ -109,7 +113,7 @@ def test_tied_weights_give_a_position_and_its_mirror_image_the_same_value(name: 
 
 
 def test_network_scores_for_the_side_to_move_whichever_colour_it_is() -> None:
-    states = random_positions("knight", 120, seed=6, start=START, restart=0.01)
+    states = knight_positions(120, seed=6)
     model = Model(tuple_squares("pst"))
     w = model.unpack(np.random.default_rng(2).normal(0.0, 0.5, model.size), "", {})
     swapped = np.array([_swap_colours(s) for s in states])
@@ -119,7 +123,7 @@ def test_network_scores_for_the_side_to_move_whichever_colour_it_is() -> None:
 
 
 def test_eval_slot_hand_runs_the_hand_evaluation_exactly() -> None:
-    for s in random_positions("knight", 200, seed=12, start=START, restart=0.01):
+    for s in knight_positions(200, seed=12):
         assert s[EVAL] == 0
         assert evaluate(s) == squash(centipawns(s))
 
@@ -138,7 +142,7 @@ def test_eval_slot_learned_runs_the_chess_network_in_chess() -> None:
 
 
 def test_a_zero_contact_table_is_skipped_with_the_same_values() -> None:
-    states = random_positions("knight", 200, seed=13, start=START, restart=0.01)
+    states = knight_positions(200, seed=13)
     model = Model(tuple_squares("pst"))
     theta = np.random.default_rng(14).normal(0.0, 0.5, model.size)
     w = model.unpack(theta, "", {})
