@@ -360,6 +360,14 @@ class Algorithm:
         return params
 
     @classmethod
+    def node_params(cls, params: dict[str, Any], at_root: bool) -> dict[str, Any]:
+        """The parameters the selection rule reads among one node's children (``params``
+        as :meth:`search_params` made them): the same at every node unless an algorithm
+        weighs the root's moves apart, as ``mcts``'s ``c_root`` does — the table and the
+        step view then show the scores the kernel compared."""
+        return params
+
+    @classmethod
     def kernel_params(cls, params: dict[str, Any]) -> np.ndarray:
         raise NotImplementedError
 

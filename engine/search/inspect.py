@@ -118,7 +118,9 @@ def selection_terms(
     worker = tree_worker(controller)
     stats = worker.child_stats(node)
     algorithm = controller.algorithm
-    terms = algorithm.selection_terms(stats, parent_visits, controller.params)
+    params = algorithm.search_params(controller.params, worker.root)
+    params = algorithm.node_params(params, int(worker.tree.parent[node]) == 0)
+    terms = algorithm.selection_terms(stats, parent_visits, params)
     row = algorithm.selection_row(stats, terms)
     extra = {
         key: finite(value) if isinstance(value, float) else value
@@ -160,7 +162,11 @@ def node_details(controller: SearchController, node: int) -> dict[str, Any]:
             "score_label": algorithm.score_label,
             "parent_visits": parent_visits,
             "params": {
-                k: v for k, v in controller.params.items() if k in algorithm.selection_params
+                k: v
+                for k, v in algorithm.node_params(
+                    algorithm.search_params(controller.params, worker.root), parent == 0
+                ).items()
+                if k in algorithm.selection_params
             },
             **selection_terms(controller, node, parent_visits),
         }

@@ -134,6 +134,7 @@ def root_table(
     """Merged root moves (best first by the final-choice rule) and each thread's own table."""
     threads = len(workers)
     params = algorithm.search_params(params, workers[0].root)
+    at_root = algorithm.node_params(params, True)  # what selection reads among these moves
     merged = merge_root_children(workers)
     parent_visits = sum(_root_visits(w) for w in workers)
     total = sum(m.stats.visits for m in merged.values())
@@ -144,7 +145,7 @@ def root_table(
         rows.append(
             (
                 algorithm.final_rank(entry.stats, params, threads),
-                move_stats(algorithm, params, entry.stats, parent_visits, total, pv, sans),
+                move_stats(algorithm, at_root, entry.stats, parent_visits, total, pv, sans),
             )
         )
     rows.sort(key=lambda r: r[0], reverse=True)
@@ -161,7 +162,7 @@ def root_table(
                     visits=c.visits,
                     share=c.visits / own_total if own_total else 0.0,
                     q=algorithm.q(c),
-                    score=algorithm.selection_score(c, _root_visits(w), params),
+                    score=algorithm.selection_score(c, _root_visits(w), at_root),
                     eval=algorithm.display_eval(c),
                 )
                 for _, c in kids

@@ -195,11 +195,12 @@ def _selection(view: StepView) -> list[dict[str, Any]]:
             continue
         rows = []
         ranks = []
+        params = algorithm.node_params(view.params, node == 0)
         for k in tree.children(node):
             if k >= view.used:
                 continue
             stats = view.before(k)
-            terms = algorithm.selection_terms(stats, parent_visits, view.params)
+            terms = algorithm.selection_terms(stats, parent_visits, params)
             rows.append(
                 {
                     "node": k,
@@ -209,7 +210,7 @@ def _selection(view: StepView) -> list[dict[str, Any]]:
                     **algorithm.selection_row(stats, terms),
                 }
             )
-            ranks.append(terms.score if algorithm.selectable(stats, view.params) else -math.inf)
+            ranks.append(terms.score if algorithm.selectable(stats, params) else -math.inf)
         top = max(ranks, default=-math.inf)
         best = rows[ranks.index(top)]["node"] if top > -math.inf else None
         for sibling in rows:
@@ -217,6 +218,8 @@ def _selection(view: StepView) -> list[dict[str, Any]]:
             sibling["chosen"] = sibling["node"] == chosen
         entry["rule"] = algorithm.selection_rule
         entry["formula"] = algorithm.formula
+        # the weights this node's selection read (c_endgame, c_root change c_puct's value)
+        entry["params"] = {k: params[k] for k in algorithm.selection_params if k in params}
         entry["value_kind"] = algorithm.value_kind  # "eval": rows carry value; "q": W and Q
         entry["exploit_label"] = algorithm.exploit_label
         entry["score_label"] = algorithm.score_label

@@ -130,7 +130,7 @@ def test_step_mode_shows_puct_rows_whose_winner_has_the_largest_recomputed_score
     step_game(server, page, fen, {}, game)
     step = step_times(page, steps)
     params = page_state(page)["settings"]["params"]
-    alpha, c = params["alpha"], params["c_puct"]
+    alpha = params["alpha"]
     titles = [t.strip() for t in page.locator("#phases .phase h3").all_text_contents()]
     assert titles == PHASE_TITLES
     levels = [(i, lv) for i, lv in enumerate(step["selection"]) if lv["rule"] == "puct"]
@@ -138,6 +138,10 @@ def test_step_mode_shows_puct_rows_whose_winner_has_the_largest_recomputed_score
     blended = False
     for i, level in levels:
         rows = level["children"]
+        # the root's moves are weighed by c_root where it is set (chess), the rest by c_puct
+        at_root = level["level"] == 0 and params["c_root"] > 0
+        c = params["c_root"] if at_root else params["c_puct"]
+        assert level["params"]["c_puct"] == c
         urgencies = {round(r["q"], 9) for r in rows if not r["evaluated"]}
         assert len(urgencies) <= 1  # every unevaluated sibling counts as the parent's urgency
         scores, slack = {}, {}
@@ -156,6 +160,7 @@ def test_step_mode_shows_puct_rows_whose_winner_has_the_largest_recomputed_score
                 assert scores[winner["node"]] >= scores[row["node"]] - margin, row["san"]
         # The page's row for it: P, the blend, the exploration term and the score.
         box = phase(page, "selection").locator(f".level[data-level='{i}']")
+        assert f"c = {c:.2f}" in box.inner_text()
         cells = box.locator("tr.winner td").all_text_contents()
         assert cells[0] == winner["san"] and cells[-1] == "✔ best"
         assert number(cells[2]) == pytest.approx(winner["prior"], abs=6e-4)
@@ -374,7 +379,7 @@ def test_the_tree_view_opens_an_mcts_node_card_with_its_minimax_value(server, pa
         sel["score"], abs=2e-5
     )
     formula = card.locator(".node-formula").inner_text()
-    c_puct = sel["params"]["c_puct"]  # the game's default (0.25 in chess)
+    c_puct = sel["params"]["c_puct"]  # the weight its parent chose by (c_root at the root)
     assert f"c = {c_puct:.2f}" in formula and "(1−α)·Q+α·mm" in formula
     assert f"prior P = {fixed(sel['prior'])}" in formula
     shown = re.search(r"= (\d\.\d{3})$", formula.strip())

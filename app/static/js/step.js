@@ -156,7 +156,7 @@ function formulaTable(step, level, ctx) {
  * child: its parent's urgency instead), the exploration term and the PUCT score. Every
  * value is for the side choosing here, who makes the move. */
 function puctTable(step, level, ctx) {
-  const params = ctx.params || {};
+  const params = levelParams(level, ctx);
   const chooser = chooserAt(step, level.depth); // who moves into each child
   const rows = (level.children || []).slice().sort((a, b) => b.score - a.score || b.visits - a.visits);
   const shown = rows.slice(0, 8);
@@ -247,8 +247,14 @@ export function selectionNotes(listed, rows, shownCount, trimmed, lowerLabel = "
   return notes;
 }
 
+/** The selection weights a level was chosen with: the trace's own (the root's `c_root`,
+ * an endgame's `c_endgame` stand in for `c_puct` there) over the game's settings. */
+function levelParams(level, ctx) {
+  return { ...(ctx.params || {}), ...(level.params || {}) };
+}
+
 function workedExample(step, level, c, ctx) {
-  const params = ctx.params || {};
+  const params = levelParams(level, ctx);
   const np = level.visits;
   if (level.rule === "puct") {
     const cParam = params.c_puct !== undefined ? fixed(params.c_puct, 2) : "c";

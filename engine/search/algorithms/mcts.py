@@ -761,6 +761,7 @@ class MCTS(Algorithm):
             "exploration weight at the root alone (0: c_puct there too): the root's moves "
             "are the ones played, so each candidate's value is checked more evenly while "
             "the lines below stay narrow", min=0.0, max=10.0,
+            game_defaults={"chess": 1.0},  # results.md: 46.9 % against 38.4 %, 160 paired games
         ),
         ParamSpec(
             "alpha", "float", 0.3,
@@ -916,6 +917,13 @@ class MCTS(Algorithm):
         if root[GAME] != CHESS or pieces(root) > ENDGAME_PIECES:
             return params
         return {**params, "c_puct": params["c_endgame"]}
+
+    @classmethod
+    def node_params(cls, params: dict[str, Any], at_root: bool) -> dict[str, Any]:
+        """``c_puct`` becomes ``c_root`` among the root's moves when ``c_root`` is set."""
+        if not at_root or params["c_root"] <= 0.0:
+            return params
+        return {**params, "c_puct": params["c_root"]}
 
     # ------------------------------------------------------------ reading the tree
     @staticmethod

@@ -123,7 +123,8 @@ def assert_scored_as_pvs(tree, root_state: np.ndarray, node: int, depth: int) ->
 def test_with_root_depth_the_search_depth_flows_down_the_tree() -> None:
     """``root_depth = 3``: the root's children are scored by searches of 2 plies, their
     children by searches of 1, and from the third ply on ``leaf_depth`` (0) holds."""
-    params = {"expand": "evaluate", "alpha": 1.0, "root_depth": 3, "tt": False}
+    # c_root = 0: a narrow root, so 30 iterations reach the fourth ply
+    params = {"expand": "evaluate", "alpha": 1.0, "root_depth": 3, "tt": False, "c_root": 0.0}
     controller, _ = search(ITALIAN, params, 30)
     tree = controller.workers[0].tree
     root_state = state_from_fen(ITALIAN, "chess")
