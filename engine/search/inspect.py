@@ -109,6 +109,14 @@ def proof_fields(stats: ChildStats) -> dict[str, Any]:
     return {"proof": int(stats.proof), "mate": stats.mate if stats.proof else None}
 
 
+def _chosen_by(controller: SearchController, worker: Any, parent: int) -> dict[str, Any]:
+    """The parameters ``parent``'s selection reads, as the kernel does: the position's
+    (``c_endgame`` in an endgame) and the root's own (``c_root``) where they apply."""
+    algorithm = controller.algorithm
+    params = algorithm.search_params(controller.params, worker.root)
+    return algorithm.node_params(params, parent == 0)
+
+
 def selection_terms(
     controller: SearchController, node: int, parent_visits: int
 ) -> dict[str, float | None]:
@@ -118,8 +126,7 @@ def selection_terms(
     worker = tree_worker(controller)
     stats = worker.child_stats(node)
     algorithm = controller.algorithm
-    params = algorithm.search_params(controller.params, worker.root)
-    params = algorithm.node_params(params, int(worker.tree.parent[node]) == 0)
+    params = _chosen_by(controller, worker, int(worker.tree.parent[node]))
     terms = algorithm.selection_terms(stats, parent_visits, params)
     row = algorithm.selection_row(stats, terms)
     extra = {
@@ -163,9 +170,7 @@ def node_details(controller: SearchController, node: int) -> dict[str, Any]:
             "parent_visits": parent_visits,
             "params": {
                 k: v
-                for k, v in algorithm.node_params(
-                    algorithm.search_params(controller.params, worker.root), parent == 0
-                ).items()
+                for k, v in _chosen_by(controller, worker, parent).items()
                 if k in algorithm.selection_params
             },
             **selection_terms(controller, node, parent_visits),
