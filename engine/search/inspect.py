@@ -26,7 +26,7 @@ import chess
 
 from engine.core.convert import move_to_uci
 from engine.errors import CanopyError
-from engine.search.algorithm import NOT_PROVEN, ChildStats, Worker
+from engine.search.algorithm import NOT_PROVEN, Algorithm, ChildStats, Worker
 from engine.search.info import TreeNodeInfo
 from engine.search.snapshot import SanCache, tree_nodes
 
@@ -118,15 +118,12 @@ def _chosen_by(controller: SearchController, worker: Any, parent: int) -> dict[s
 
 
 def selection_terms(
-    controller: SearchController, node: int, parent_visits: int
+    algorithm: type[Algorithm], stats: ChildStats, parent_visits: int, params: dict[str, Any]
 ) -> dict[str, float | None]:
-    """Selection terms of ``node`` as its parent sees them: exploitation, exploration, sum,
-    and whatever else the algorithm's step table shows of a sibling (``mcts``: the prior,
-    the minimax value, the mean reward)."""
-    worker = tree_worker(controller)
-    stats = worker.child_stats(node)
-    algorithm = controller.algorithm
-    params = _chosen_by(controller, worker, int(worker.tree.parent[node]))
+    """Selection terms of a node (``stats``) as its parent sees them, with the parameters
+    its parent's selection reads (:func:`_chosen_by`): exploitation, exploration, sum, and
+    whatever else the algorithm's step table shows of a sibling (``mcts``: the prior, the
+    minimax value, the mean reward)."""
     terms = algorithm.selection_terms(stats, parent_visits, params)
     row = algorithm.selection_row(stats, terms)
     extra = {
@@ -162,18 +159,15 @@ def node_details(controller: SearchController, node: int) -> dict[str, Any]:
     mover_white = _mover_white(root_white, depth)
     selection = None
     if parent_visits is not None:
+        chosen_by = _chosen_by(controller, worker, parent)
         selection = {
             "rule": algorithm.selection_rule,
             "formula": algorithm.formula,
             "exploit_label": algorithm.exploit_label,
             "score_label": algorithm.score_label,
             "parent_visits": parent_visits,
-            "params": {
-                k: v
-                for k, v in _chosen_by(controller, worker, parent).items()
-                if k in algorithm.selection_params
-            },
-            **selection_terms(controller, node, parent_visits),
+            "params": {k: v for k, v in chosen_by.items() if k in algorithm.selection_params},
+            **selection_terms(algorithm, stats, parent_visits, chosen_by),
         }
     pv_moves = worker.principal_variation(node, NODE_PV + 1)[1:] if node != 0 else []
     if node == 0 and tree.children(0):
@@ -184,6 +178,7 @@ def node_details(controller: SearchController, node: int) -> dict[str, Any]:
     kids = tree.children(node)
     kids.sort(key=lambda k: -int(tree.visits[k]))
     children = []
+    among_kids = _chosen_by(controller, worker, node)  # what selection reads among them
     for k in kids[:NODE_CHILDREN]:
         kstats = worker.child_stats(k)
         _, san = san_line(board, [_uci(tree, k)])
@@ -196,7 +191,7 @@ def node_details(controller: SearchController, node: int) -> dict[str, Any]:
                 "q": finite(algorithm.q(kstats)),
                 "terminal": bool(kstats.terminal),
                 **proof_fields(kstats),
-                **selection_terms(controller, k, max(1, visits)),
+                **selection_terms(algorithm, kstats, max(1, visits), among_kids),
             }
         )
     terminal = bool(stats.terminal) if node != 0 else False

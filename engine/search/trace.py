@@ -195,7 +195,7 @@ def _selection(view: StepView) -> list[dict[str, Any]]:
             continue
         rows = []
         ranks = []
-        params = algorithm.node_params(view.params, node == 0)
+        params = algorithm.node_params(view.params, node == ROOT)
         for k in tree.children(node):
             if k >= view.used:
                 continue
