@@ -133,6 +133,10 @@ def terminal_score(s: np.ndarray, code: int, ply: int) -> float:
 
 @njit(cache=True, nogil=True)
 def to_tt(score: float, ply: int) -> float:
+    """A score as the table keeps it: a mate as its distance from the position itself.
+    ``ply`` is the node's ply as the score counts it — from the tree's root, with the
+    search's ``ply_offset`` — so searches started at different depths of an ``mcts`` or
+    ``uct-minimax`` tree, which share one table, read each other's mates right."""
     if score > WIN / 2:
         return score + PLY_PENALTY * ply
     if score < -WIN / 2:
@@ -142,6 +146,7 @@ def to_tt(score: float, ply: int) -> float:
 
 @njit(cache=True, nogil=True)
 def from_tt(score: float, ply: int) -> float:
+    """:func:`to_tt` undone at a node ``ply`` plies (with the offset) from the root."""
     if score > WIN / 2:
         return score - PLY_PENALTY * ply
     if score < -WIN / 2:
@@ -357,7 +362,7 @@ def negamax(
     if tt_key[slot] == key:
         hash_move = tt_move[slot]
         if ply > 0 and tt_depth[slot] >= depth:
-            cached = from_tt(tt_score[slot], ply)
+            cached = from_tt(tt_score[slot], ply + ply_offset)
             flag = tt_flag[slot]
             if (
                 flag == EXACT
@@ -392,7 +397,7 @@ def negamax(
     flag = UPPER if best <= alpha0 else (LOWER if best >= beta else EXACT)
     tt_key[slot] = key
     tt_move[slot] = best_move
-    tt_score[slot] = to_tt(best, ply)
+    tt_score[slot] = to_tt(best, ply + ply_offset)
     tt_depth[slot] = depth
     tt_flag[slot] = flag
     return best
