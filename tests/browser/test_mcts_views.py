@@ -254,7 +254,7 @@ def simulation_kinds() -> list[Any]:
         ),
         pytest.param(
             HANGING_QUEEN,
-            {"expand": "lazy"},  # chess: root_depth = 2, so a root move gets a 1-ply search
+            {"expand": "lazy", "root_depth": 2},  # so a root move gets a 1-ply search
             lambda s: s["kind"] == "quiescence" and s["depth"] == 1 and not s["cached"],
             lambda s: [
                 "scored by an alpha-beta search of 1 ply (the nearer the root, the deeper)",
@@ -271,7 +271,7 @@ def simulation_kinds() -> list[Any]:
         ),
         pytest.param(
             MIDDLEGAME,
-            {"expand": "evaluate"},  # the root's expansion: its children get 1-ply searches
+            {"expand": "evaluate", "root_depth": 2},  # the root's children: 1-ply searches
             lambda s: s.get("expanded") and "every child scored by" in s["note"],
             lambda s: [
                 "The leaf was expanded and every child scored by an alpha-beta search of 1 ply "
