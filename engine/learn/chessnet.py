@@ -165,7 +165,7 @@ class ChessModel:
         return loss + pull, grad + pull_grad
 
 
-def feature_weights(w: ChessNetWeights) -> dict[str, dict[str, list[float]]]:
+def feature_weights(w: ChessNetWeights) -> dict[str, Any]:
     """What the chess network learned, feature by feature: the centipawns one more unit of
     each feature is worth to the side to move, hand against learned, in the middlegame
     (phase share 1) and the endgame (0).

@@ -64,8 +64,8 @@ def candidates(game: str) -> Iterator[tuple[str, Network, np.ndarray]]:
     mask[2 * N_KNIGHT :] = 0.0  # the tuples stay at zero: only the linear layer is refitted
     yield "linear", linear_only, mask
     for name in TUPLE_SETS:
-        model = Model(tuple_squares(name))
-        yield name, model, model.mask()
+        tuples = Model(tuple_squares(name))
+        yield name, tuples, tuples.mask()
 
 
 def compare(out: Path, config: TrainConfig) -> list[dict[str, float | str | int]]:
@@ -78,6 +78,8 @@ def compare(out: Path, config: TrainConfig) -> list[dict[str, float | str | int]
         finally:
             pool.close()
     states, target, held = trainer.training_data(1)
+    l2 = config.l2
+    assert l2 is not None  # resolved per game by TrainConfig
     sample = np.ascontiguousarray(states[:20000])
     results: list[dict[str, float | str | int]] = []
     hand_ns = _ns_per_call(batch_evaluate, sample)
@@ -93,7 +95,7 @@ def compare(out: Path, config: TrainConfig) -> list[dict[str, float | str | int]
             mask: np.ndarray = mask,
             prior: np.ndarray = prior,
         ) -> tuple[float, np.ndarray]:
-            value, grad = model.loss_grad(theta, rows, target[~held], prior, config.l2)
+            value, grad = model.loss_grad(theta, rows, target[~held], prior, l2)
             return value, grad * mask
 
         started = time.perf_counter()

@@ -55,7 +55,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, BinaryIO, Protocol
 
 import numpy as np
 
@@ -443,7 +443,11 @@ class Trainer:
             "best": self.best_name(),
         }
         text = (json.dumps(data, indent=1) + "\n").encode()
-        write_atomic(self.out / STATE_FILE, lambda out: out.write(text))
+
+        def write(out: BinaryIO) -> None:
+            out.write(text)
+
+        write_atomic(self.out / STATE_FILE, write)
 
     def best_name(self) -> str:
         for g in reversed(self.generations):

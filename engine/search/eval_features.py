@@ -287,5 +287,5 @@ def knight_features(s: np.ndarray, f: np.ndarray) -> float:
     f[K_STM_ATTACKED] = stm * popcount(mine & others)
     f[K_STM_HANGING] = stm * popcount(mine & others & ~ours)
     f[K_TEMPO] = stm
-    left = min(max(PLY_LIMIT - np.int64(s[PLY]), 0), PLY_LIMIT)
+    left = min(max(np.int64(PLY_LIMIT) - np.int64(s[PLY]), np.int64(0)), np.int64(PLY_LIMIT))
     return MAX_PHASE * left / PLY_LIMIT

@@ -223,7 +223,7 @@ def check_arrays(w: AnyWeights, where: str) -> None:
         _shape("scale", w.scale, (f,), where)
         _shape("hidden", w.hidden, (h, f + 1), where)
         _shape("out", w.out, (h,), where)
-        arrays = (w.linear, w.scale, w.hidden, w.bias, w.out)
+        arrays: tuple[np.ndarray, ...] = (w.linear, w.scale, w.hidden, w.bias, w.out)
     else:
         _check_ntuple(w, where)
         arrays = (w.linear, w.weights, w.contact)

@@ -188,7 +188,9 @@ def search_depth(kparams: np.ndarray, ply: int, s: np.ndarray) -> int:
     depth = max(np.int64(kparams[K_DEPTH]), np.int64(kparams[K_ROOT_DEPTH]) - ply)
     endgame = np.int64(kparams[K_ENDGAME])
     if endgame > 0:
-        depth += max(0, endgame - pieces(s))
+        extra = endgame - np.int64(pieces(s))
+        if extra > 0:
+            depth += extra
     return depth
 
 
