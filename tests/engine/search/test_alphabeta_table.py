@@ -13,7 +13,7 @@ import numpy as np
 
 from engine.core.convert import state_from_fen, uci_to_move
 from engine.core.games import make_move
-from engine.search.alphabeta_core import INF, SearchContext, negamax
+from engine.search.alphabeta_core import SearchContext, minimax_value
 from engine.search.evaluation import WIN
 
 # Qd8+ Bxd8 Re8#: White mates in three plies.
@@ -21,8 +21,8 @@ QUEEN_SACRIFICE_MATE = "r1b2k1r/ppp1bppp/8/1B1Q4/5q2/2P5/PPP2PPP/R3R1K1 w - - 1 
 
 
 def search(ctx: SearchContext, s: np.ndarray, depth: int, ply_offset: int) -> float:
-    ctx.states[0] = s
-    return negamax(ctx.arrays, 0, depth, -INF, INF, True, ply_offset)
+    """The full-window search ``uct-minimax`` scores a leaf with (quiescence at the end)."""
+    return minimax_value(ctx.arrays, s, depth, True, ply_offset)
 
 
 def after_qd8(s: np.ndarray) -> np.ndarray:
