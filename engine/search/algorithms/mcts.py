@@ -824,8 +824,8 @@ class MCTS(Algorithm):
             "plies of search that flow down from the root: a node p plies below it is "
             "scored by an alpha-beta search of max(leaf_depth, root_depth − p) plies before "
             "its quiescence search (0: leaf_depth everywhere)", min=0, max=6,
-            game_defaults={"chess": 3},  # results.md, session 33: +7.5 points a game over 2
-            # (160 paired games against alphabeta), once qprune had made its searches cheaper
+            game_defaults={"chess": 3},  # results.md, sessions 33-34: +2.5 points a game over
+            # 2 (240 paired games against alphabeta, SE 3.5); 4 scored 10 points less (80)
         ),
         ParamSpec(
             "endgame", "int", 0,
