@@ -78,8 +78,6 @@ def compare(out: Path, config: TrainConfig) -> list[dict[str, float | str | int]
         finally:
             pool.close()
     states, target, held = trainer.training_data(1)
-    l2 = config.l2
-    assert l2 is not None  # resolved per game by TrainConfig
     sample = np.ascontiguousarray(states[:20000])
     results: list[dict[str, float | str | int]] = []
     hand_ns = _ns_per_call(batch_evaluate, sample)
@@ -95,7 +93,7 @@ def compare(out: Path, config: TrainConfig) -> list[dict[str, float | str | int]
             mask: np.ndarray = mask,
             prior: np.ndarray = prior,
         ) -> tuple[float, np.ndarray]:
-            value, grad = model.loss_grad(theta, rows, target[~held], prior, l2)
+            value, grad = model.loss_grad(theta, rows, target[~held], prior, config.pull)
             return value, grad * mask
 
         started = time.perf_counter()

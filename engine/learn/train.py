@@ -129,6 +129,13 @@ class TrainConfig:
     gate_algo: str | None = None
     gate_budget: int = 0
 
+    @property
+    def pull(self) -> float:
+        """``l2`` once :meth:`__post_init__` has put the game's own in for None: the fits
+        read it here, as the float it then always is."""
+        assert self.l2 is not None
+        return self.l2
+
     def __post_init__(self) -> None:
         if self.game not in GAMES:
             raise TrainError(
@@ -570,10 +577,8 @@ class Trainer:
         best = self.best_weights()
         prior = self.model.start()
         start = self.model.pack(best) if best is not None else prior
-        l2 = self.config.l2
-        assert l2 is not None  # resolved per game by TrainConfig
         theta, loss, _ = fit(
-            self.model, rows, target[~held], start, prior, l2,
+            self.model, rows, target[~held], start, prior, self.config.pull,
             self.config.iterations,
         )  # fmt: skip
         meta = {"generation": number, "positions": len(rows), "seed": self.config.seed,
