@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
+from engine.core.borrow import borrow
 from engine.core.chess_core import piece_at
 from engine.core.games import (
     exchange_balance,
@@ -430,8 +431,10 @@ def search_root(
     Root moves are searched in the given order (best of the previous
     iteration first): the first with a full window, the rest with a null
     window and a re-search on fail-high (PVS). A move that fails low gets an
-    upper bound, flagged ``UPPER`` in ``bounds``. Returns -1 if aborted.
+    upper bound, flagged ``UPPER`` in ``bounds``. Returns -1 if aborted. ``ctx`` is
+    borrowed (:mod:`engine.core.borrow`): the search below counts no references.
     """
+    ctx = borrow(ctx)
     states, pv, pv_len, stats = ctx[0], ctx[4], ctx[5], ctx[11]
     alpha = -INF
     best = -1

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from engine.core.borrow import borrow
 from engine.core.state import MAX_MOVES
 from engine.search.algorithm import (
     Algorithm,
@@ -129,6 +130,8 @@ def bfms_run(
     max_iters: int,
     stop: np.ndarray,
 ) -> tuple[int, int]:
+    tree, root, scratch, ctx = borrow(tree), borrow(root), borrow(scratch), borrow(ctx)
+    kparams, stop = borrow(kparams), borrow(stop)  # (engine.core.borrow: no counting)
     c, fpu = kparams[0], kparams[1]
     quiesce, solver = kparams[2] != 0.0, kparams[3] != 0.0
     for it in range(max_iters):

@@ -35,6 +35,7 @@ import numpy as np
 from numba import njit
 
 from engine.core.bits import popcount
+from engine.core.borrow import borrow
 from engine.core.convert import move_to_uci
 from engine.core.games import make_move
 from engine.core.state import BISHOP, CHESS, GAME, HASH, KNIGHT, MAX_MOVES, QUEEN, ROOK
@@ -649,6 +650,9 @@ def mcts_run(
     """Up to ``max_iters`` iterations; stops early on the stop flag, a full tree (unless
     ``full`` says it is at its budget: then no node is added), or a root whose value is
     proven."""
+    tree, root, scratch, ctx = borrow(tree), borrow(root), borrow(scratch), borrow(ctx)
+    cache_keys, cache_scores, kparams = borrow(cache_keys), borrow(cache_scores), borrow(kparams)
+    stop, rng = borrow(stop), borrow(rng)  # (engine.core.borrow: no counting)
     # a root not yet expanded needs room even in a full tree
     room = 0 if full and tree[FIRST_CHILD][ROOT] != NONE else MAX_MOVES
     for it in range(max_iters):

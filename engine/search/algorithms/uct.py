@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from engine.core.borrow import borrow
 from engine.core.playout import DEFAULT_PLY_CAP, POLICIES
 from engine.search.algorithm import Worker
 from engine.search.algorithms.ucb1_family import C_PARAM, UCB1Family
@@ -102,6 +103,8 @@ def uct_run(
     stop: np.ndarray,
 ) -> tuple[int, int]:
     """Up to ``max_iters`` iterations; stops early on the stop flag or a full tree."""
+    tree, root, scratch, rng = borrow(tree), borrow(root), borrow(scratch), borrow(rng)
+    kparams, stop = borrow(kparams), borrow(stop)  # (engine.core.borrow: no counting)
     c, policy, ply_cap = kparams[0], np.int64(kparams[1]), np.int64(kparams[2])
     cap_eval = kparams[3] != 0.0
     for it in range(max_iters):

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from engine.core.borrow import borrow
 from engine.core.state import MAX_MOVES
 from engine.search.algorithm import Worker
 from engine.search.algorithms.ucb1_family import C_PARAM, UCB1Family
@@ -123,6 +124,8 @@ def uct_minimax_run(
     max_iters: int,
     stop: np.ndarray,
 ) -> tuple[int, int]:
+    tree, root, scratch, ctx = borrow(tree), borrow(root), borrow(scratch), borrow(ctx)
+    rng, kparams, stop = borrow(rng), borrow(kparams), borrow(stop)  # (no counting)
     c, depth = kparams[0], np.int64(kparams[1])
     scaled, quiesce, draw_margin = kparams[2] != 0.0, kparams[3] != 0.0, kparams[4]
     for it in range(max_iters):
