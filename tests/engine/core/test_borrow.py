@@ -87,6 +87,20 @@ def test_views_are_not_counted_and_the_arrays_are() -> None:
     assert counted_flags(a, tup) == (True, False, False, False)
 
 
+@njit
+def uniform_flags(tup: tuple) -> tuple[bool, bool, float]:
+    views = borrow(tup)
+    views[1][0] = 3.0
+    return counted(views[0]), counted(views[1]), views[0].sum() + views[1].sum()
+
+
+def test_a_tuple_of_one_array_type_is_borrowed_too() -> None:
+    """numba lays such a tuple out as an array, not a structure: both must work."""
+    tup = (np.ones(2), np.zeros(3))
+    assert uniform_flags(tup) == (False, False, 5.0)
+    assert tup[1][0] == 3.0
+
+
 def test_a_view_has_the_arrays_type() -> None:
     """The function a view is passed to is the one compiled for the array itself."""
     a = np.arange(5.0)
