@@ -130,8 +130,9 @@ def bfms_run(
     max_iters: int,
     stop: np.ndarray,
 ) -> tuple[int, int]:
+    # Borrowed views (engine.core.borrow): nothing below counts references to them.
     tree, root, scratch, ctx = borrow(tree), borrow(root), borrow(scratch), borrow(ctx)
-    kparams, stop = borrow(kparams), borrow(stop)  # (engine.core.borrow: no counting)
+    kparams, stop = borrow(kparams), borrow(stop)
     c, fpu = kparams[0], kparams[1]
     quiesce, solver = kparams[2] != 0.0, kparams[3] != 0.0
     for it in range(max_iters):

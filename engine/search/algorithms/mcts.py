@@ -650,9 +650,10 @@ def mcts_run(
     """Up to ``max_iters`` iterations; stops early on the stop flag, a full tree (unless
     ``full`` says it is at its budget: then no node is added), or a root whose value is
     proven."""
+    # Borrowed views (engine.core.borrow): nothing below counts references to them.
     tree, root, scratch, ctx = borrow(tree), borrow(root), borrow(scratch), borrow(ctx)
     cache_keys, cache_scores, kparams = borrow(cache_keys), borrow(cache_scores), borrow(kparams)
-    stop, rng = borrow(stop), borrow(rng)  # (engine.core.borrow: no counting)
+    stop, rng = borrow(stop), borrow(rng)
     # a root not yet expanded needs room even in a full tree
     room = 0 if full and tree[FIRST_CHILD][ROOT] != NONE else MAX_MOVES
     for it in range(max_iters):

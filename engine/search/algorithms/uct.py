@@ -103,8 +103,9 @@ def uct_run(
     stop: np.ndarray,
 ) -> tuple[int, int]:
     """Up to ``max_iters`` iterations; stops early on the stop flag or a full tree."""
+    # Borrowed views (engine.core.borrow): nothing below counts references to them.
     tree, root, scratch, rng = borrow(tree), borrow(root), borrow(scratch), borrow(rng)
-    kparams, stop = borrow(kparams), borrow(stop)  # (engine.core.borrow: no counting)
+    kparams, stop = borrow(kparams), borrow(stop)
     c, policy, ply_cap = kparams[0], np.int64(kparams[1]), np.int64(kparams[2])
     cap_eval = kparams[3] != 0.0
     for it in range(max_iters):

@@ -124,8 +124,9 @@ def uct_minimax_run(
     max_iters: int,
     stop: np.ndarray,
 ) -> tuple[int, int]:
+    # Borrowed views (engine.core.borrow): nothing below counts references to them.
     tree, root, scratch, ctx = borrow(tree), borrow(root), borrow(scratch), borrow(ctx)
-    rng, kparams, stop = borrow(rng), borrow(kparams), borrow(stop)  # (no counting)
+    rng, kparams, stop = borrow(rng), borrow(kparams), borrow(stop)
     c, depth = kparams[0], np.int64(kparams[1])
     scaled, quiesce, draw_margin = kparams[2] != 0.0, kparams[3] != 0.0, kparams[4]
     for it in range(max_iters):
