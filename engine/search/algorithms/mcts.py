@@ -126,7 +126,8 @@ if TYPE_CHECKING:
 (K_C, K_ALPHA, K_FPU, K_TEMP, K_UNIFORM, K_QUIESCE) = range(6)
 (K_SOLVER, K_TT, K_MIX, K_DEPTH, K_EVALUATE, K_DEEPEN) = range(6, 12)
 K_CAPTURES, K_CUT, K_ROOT_DEPTH, K_ENDGAME, K_CENTRE, K_C_ROOT = 12, 13, 14, 15, 16, 17
-KERNEL_PARAMS = 18
+K_ENDGAME_ROOT = 18
+KERNEL_PARAMS = 19
 #: A root with at most this many knights, bishops, rooks and queens (both sides) is an
 #: endgame, where ``c_endgame`` replaces ``c_puct``.
 ENDGAME_PIECES = 6
@@ -186,7 +187,11 @@ def search_depth(kparams: np.ndarray, ply: int, s: np.ndarray) -> int:
     bishops, rooks, queens of both sides) remain: a king walk or a pawn race is decided
     many plies on, the branching factor is small and the shared transposition table
     makes such searches cheap, while the tree itself shares nothing between move orders."""
-    depth = max(np.int64(kparams[K_DEPTH]), np.int64(kparams[K_ROOT_DEPTH]) - ply)
+    flow = np.int64(kparams[K_ROOT_DEPTH])
+    endgame_root = np.int64(kparams[K_ENDGAME_ROOT])
+    if endgame_root > 0:
+        flow += max(0, endgame_root - np.int64(pieces(s)))
+    depth = max(np.int64(kparams[K_DEPTH]), flow - ply)
     endgame = np.int64(kparams[K_ENDGAME])
     if endgame > 0:
         extra = endgame - np.int64(pieces(s))
@@ -839,6 +844,12 @@ class MCTS(Algorithm):
             "(0: off)", min=0, max=12,
         ),
         ParamSpec(
+            "endgame_root", "int", 0,
+            "endgames searched deeper near the root: with k knights, bishops, rooks and "
+            "queens left, max(0, endgame_root − k) plies are added to root_depth, so they "
+            "flow down the tree from the root as it does (0: off)", min=0, max=12,
+        ),
+        ParamSpec(
             "deepen", "int", 0,
             "visits a leaf may get before it is expanded, each scoring it again with an "
             "alpha-beta search one ply deeper (0: expanded on its second visit)",
@@ -916,6 +927,7 @@ class MCTS(Algorithm):
         kp[K_ENDGAME] = params["endgame"]
         kp[K_CENTRE] = params["centre"]
         kp[K_C_ROOT] = params["c_root"]
+        kp[K_ENDGAME_ROOT] = params["endgame_root"]
         return kp
 
     @classmethod

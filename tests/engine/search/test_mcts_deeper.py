@@ -13,7 +13,7 @@ from engine.core.convert import move_to_uci, state_from_fen
 from engine.core.games import make_move
 from engine.core.state import MAX_MOVES
 from engine.search.algorithm import PROVEN_LOSS, PROVEN_WIN
-from engine.search.algorithms.mcts import FULL_TREE_PLIES
+from engine.search.algorithms.mcts import FULL_TREE_PLIES, pieces
 from engine.search.alphabeta_core import QCHECKS, QPRUNE, SearchContext
 from engine.search.controller import SearchController
 from engine.search.evaluation import PLY_PENALTY, WIN
@@ -164,6 +164,28 @@ def test_endgame_searches_deeper_when_few_pieces_remain(fen: str, depth: int) ->
     controller, _ = search(fen, params, 2)  # the root's evaluation, then its expansion
     tree = controller.workers[0].tree
     assert_scored_as_pvs(tree, state_from_fen(fen, "chess"), ROOT, depth)
+
+
+def test_endgame_root_adds_plies_that_flow_down_from_the_root() -> None:
+    """``endgame_root = 4`` adds 4 − pieces plies to ``root_depth`` (here 0), and they
+    flow down the tree as ``root_depth``'s do: in the rook ending (two rooks) a node
+    ``p`` plies below the root has its children scored by searches of ``2 − p − 1``
+    plies, ``leaf_depth``'s 0 from the second ply on — deeper where a capture left
+    fewer pieces. The Italian game's twelve pieces add nothing."""
+    params = {"expand": "evaluate", "alpha": 1.0, "endgame_root": 4, "tt": False}
+    controller, _ = search(ROOK_ENDING, params, 30)
+    tree = controller.workers[0].tree
+    root_state = state_from_fen(ROOK_ENDING, "chess")
+    depths = set()
+    for node in range(tree.used):
+        if tree.first_child[node] != NONE:
+            s = position(tree, root_state, node)
+            depth = max(0, 4 - pieces(s) - int(tree.depth[node]) - 1)
+            assert_scored_as_pvs(tree, root_state, node, depth)
+            depths.add(depth)
+    assert {1, 0} <= depths
+    controller, _ = search(ITALIAN, params, 2)
+    assert_scored_as_pvs(controller.workers[0].tree, state_from_fen(ITALIAN, "chess"), ROOT, 0)
 
 
 @pytest.mark.parametrize(("expand", "scored_unvisited"), [("lazy", 0), ("evaluate", 1)])
