@@ -126,8 +126,8 @@ if TYPE_CHECKING:
 (K_C, K_ALPHA, K_FPU, K_TEMP, K_UNIFORM, K_QUIESCE) = range(6)
 (K_SOLVER, K_TT, K_MIX, K_DEPTH, K_EVALUATE, K_DEEPEN) = range(6, 12)
 K_CAPTURES, K_CUT, K_ROOT_DEPTH, K_ENDGAME, K_CENTRE, K_C_ROOT = 12, 13, 14, 15, 16, 17
-K_ENDGAME_ROOT = 18
-KERNEL_PARAMS = 19
+K_ENDGAME_ROOT, K_REFRESH = 18, 19
+KERNEL_PARAMS = 20
 #: A root with at most this many knights, bishops, rooks and queens (both sides) is an
 #: endgame, where ``c_endgame`` replaces ``c_puct``.
 ENDGAME_PIECES = 6
@@ -639,6 +639,45 @@ def complete_proof(
 
 
 @njit(cache=True, nogil=True)
+def refresh_reused(tree: tuple, root: np.ndarray, kparams: np.ndarray) -> int:
+    """After a move, let the reused tree's nodes near the new root be scored again at the
+    depth the root's flow (``root_depth``, ``endgame_root``) gives them now: each was
+    scored two plies further from the root, by a shallower search (the new root's
+    children by the quiescence search alone with ``root_depth = 3``, where a fresh tree
+    scores them by 2-ply searches). A childless node on such a ply loses its score and
+    its parent is marked ``PARTIAL``: the next visit to the parent scores them again
+    (:func:`resume_scoring`, the new root's children at the first iteration). A node
+    with children keeps the value its subtree backed up, a proof its proof. Returns the
+    nodes cleared."""
+    flags, first_child, next_sibling = tree[FLAGS], tree[FIRST_CHILD], tree[NEXT_SIBLING]
+    base = np.int64(kparams[K_DEPTH])
+    parents = np.empty(tree[META][USED], dtype=np.int64)  # one ply's nodes with children
+    below = np.empty_like(parents)  # the next ply's
+    parents[0] = ROOT
+    count, cleared = 1, 0
+    ply = 1
+    while count > 0 and search_depth(kparams, ply, root) > base:
+        found = 0
+        for i in range(count):
+            parent = parents[i]
+            child = first_child[parent]
+            while child != NONE:
+                f = flags[child]
+                if first_child[child] != NONE:
+                    below[found] = child
+                    found += 1
+                elif f & EVALUATED and not (f & (PROVEN | TERMINAL)):
+                    flags[child] = f & ~EVALUATED
+                    flags[parent] |= PARTIAL
+                    cleared += 1
+                child = next_sibling[child]
+        parents, below = below, parents
+        count = found
+        ply += 1
+    return cleared
+
+
+@njit(cache=True, nogil=True)
 def mcts_run(
     tree: tuple,
     root: np.ndarray,
@@ -707,9 +746,16 @@ class MCTSChildStats(ChildStats):
 
 class MCTSWorker(Worker):
     """A :class:`Worker` whose children carry their prior and their proof from the tree's
-    ``PROVEN`` flag (a proven draw has no mate score to recognise it by)."""
+    ``PROVEN`` flag (a proven draw has no mate score to recognise it by), and whose reused
+    tree is scored again near the root (``refresh``)."""
 
     extra: MCTSScratch
+
+    def advance(self, move: int) -> bool:
+        reused = super().advance(move)
+        if reused and self.params["refresh"] and self.params["expand"] == "evaluate":
+            refresh_reused(self.tree.arrays, self.root, self.kparams)
+        return reused
 
     def child_stats(self, node: int) -> ChildStats:
         stats = super().child_stats(node)
@@ -850,6 +896,12 @@ class MCTS(Algorithm):
             "flow down the tree from the root as it does (0: off)", min=0, max=12,
         ),
         ParamSpec(
+            "refresh", "bool", False,
+            "expand=evaluate: after a move, the kept tree's leaves near the new root are "
+            "scored again at the depth root_depth gives them there (they were scored two "
+            "plies further down, by shallower searches)",
+        ),
+        ParamSpec(
             "deepen", "int", 0,
             "visits a leaf may get before it is expanded, each scoring it again with an "
             "alpha-beta search one ply deeper (0: expanded on its second visit)",
@@ -928,6 +980,7 @@ class MCTS(Algorithm):
         kp[K_CENTRE] = params["centre"]
         kp[K_C_ROOT] = params["c_root"]
         kp[K_ENDGAME_ROOT] = params["endgame_root"]
+        kp[K_REFRESH] = params["refresh"]
         return kp
 
     @classmethod

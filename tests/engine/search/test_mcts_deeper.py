@@ -188,6 +188,52 @@ def test_endgame_root_adds_plies_that_flow_down_from_the_root() -> None:
     assert_scored_as_pvs(controller.workers[0].tree, state_from_fen(ITALIAN, "chess"), ROOT, 0)
 
 
+def reused_tree(refresh: bool):
+    """A 400-iteration ``root_depth = 3`` search of the Italian game, then its principal
+    variation's first two moves played (the tree kept): the new root's children were
+    scored at the third ply, by the quiescence search alone."""
+    params = {"expand": "evaluate", "alpha": 1.0, "root_depth": 3, "tt": False}
+    controller, info = search(ITALIAN, {**params, "refresh": refresh}, 400)
+    for uci in info.pv[:2]:
+        controller.play(uci)
+    return controller
+
+
+def test_refresh_clears_the_reused_leaves_near_the_root_and_scores_them_again() -> None:
+    """``refresh``: after the two moves, every childless unproven node on the new root's
+    first two plies has lost its score and its parent is ``PARTIAL``; the first iteration
+    scores the root's children again by 2-ply searches (each no lower than the exact
+    score, a null window's bound, and exact where it beats every other child)."""
+    controller = reused_tree(refresh=True)
+    tree = controller.workers[0].tree
+    near = list(tree.children(ROOT))
+    near += [g for k in near for g in tree.children(k)]
+    cleared = [n for n in near if tree.first_child[n] == NONE and not tree.flags[n] & PROVEN]
+    assert cleared
+    for node in cleared:
+        assert not tree.flags[node] & EVALUATED
+        assert tree.flags[int(tree.parent[node])] & PARTIAL
+    kept = [n for n in near if tree.first_child[n] != NONE]
+    assert all(tree.flags[n] & EVALUATED for n in kept)
+    controller.search(iterations=1)
+    root_state = state_from_fen(controller.board.fen(), "chess")
+    again = [k for k in tree.children(ROOT) if k in cleared]
+    assert again and all(tree.flags[k] & EVALUATED for k in again)
+    truth = {k: -exact(position(tree, root_state, k), 2) for k in again}
+    others = [float(tree.value[k]) for k in tree.children(ROOT) if k not in again]
+    for k in again:
+        assert float(tree.eval[k]) >= truth[k] - 1e-6
+    top = max(again, key=truth.get)
+    if truth[top] > max(others, default=-2.0):
+        assert float(tree.eval[top]) == pytest.approx(truth[top], abs=1e-6)
+
+
+def test_without_refresh_the_reused_tree_keeps_its_scores() -> None:
+    tree = reused_tree(refresh=False).workers[0].tree
+    assert all(tree.flags[k] & EVALUATED for k in tree.children(ROOT))
+    assert not tree.flags[ROOT] & PARTIAL
+
+
 @pytest.mark.parametrize(("expand", "scored_unvisited"), [("lazy", 0), ("evaluate", 1)])
 def test_a_leaf_visited_again_is_scored_one_ply_deeper_until_it_is_expanded(
     expand: str, scored_unvisited: int
