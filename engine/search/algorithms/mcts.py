@@ -131,6 +131,10 @@ KERNEL_PARAMS = 20
 #: A root with at most this many knights, bishops, rooks and queens (both sides) is an
 #: endgame, where ``c_endgame`` replaces ``c_puct``.
 ENDGAME_PIECES = 6
+#: At most this many plies ``endgame_root`` adds to the root's flow: a fixed depth has no
+#: iterative deepening to order its moves, and in a queen ending with two or three more
+#: plies a single scoring of the root's children took longer than a 300 ms move.
+ENDGAME_ROOT_PLIES = 2
 #: How far above a draw (an evaluation in [-1, 1]; 0.05 is about 35 cp) a move not yet
 #: proven must be valued for the final choice to prefer it to a proven draw.
 DRAW_MARGIN = 0.05
@@ -190,7 +194,7 @@ def search_depth(kparams: np.ndarray, ply: int, s: np.ndarray) -> int:
     flow = np.int64(kparams[K_ROOT_DEPTH])
     endgame_root = np.int64(kparams[K_ENDGAME_ROOT])
     if endgame_root > 0:
-        flow += max(0, endgame_root - np.int64(pieces(s)))
+        flow += min(ENDGAME_ROOT_PLIES, max(0, endgame_root - np.int64(pieces(s))))
     depth = max(np.int64(kparams[K_DEPTH]), flow - ply)
     endgame = np.int64(kparams[K_ENDGAME])
     if endgame > 0:
