@@ -13,7 +13,7 @@ from engine.core.convert import move_to_uci, state_from_fen
 from engine.core.games import make_move
 from engine.core.state import MAX_MOVES
 from engine.search.algorithm import PROVEN_LOSS, PROVEN_WIN
-from engine.search.algorithms.mcts import FULL_TREE_PLIES, pieces
+from engine.search.algorithms.mcts import ENDGAME_ROOT_PLIES, FULL_TREE_PLIES, pieces
 from engine.search.alphabeta_core import QCHECKS, QPRUNE, SearchContext
 from engine.search.controller import SearchController
 from engine.search.evaluation import PLY_PENALTY, WIN
@@ -167,11 +167,11 @@ def test_endgame_searches_deeper_when_few_pieces_remain(fen: str, depth: int) ->
 
 
 def test_endgame_root_adds_plies_that_flow_down_from_the_root() -> None:
-    """``endgame_root = 4`` adds 4 − pieces plies to ``root_depth`` (here 0), and they
-    flow down the tree as ``root_depth``'s do: in the rook ending (two rooks) a node
-    ``p`` plies below the root has its children scored by searches of ``2 − p − 1``
-    plies, ``leaf_depth``'s 0 from the second ply on — deeper where a capture left
-    fewer pieces. The Italian game's twelve pieces add nothing."""
+    """``endgame_root = 4`` adds 4 − pieces plies (at most ``ENDGAME_ROOT_PLIES``) to
+    ``root_depth`` (here 0), and they flow down the tree as ``root_depth``'s do: in the
+    rook ending (two rooks) a node ``p`` plies below the root has its children scored by
+    searches of ``2 − p − 1`` plies, ``leaf_depth``'s 0 from the second ply on. The
+    Italian game's twelve pieces add nothing."""
     params = {"expand": "evaluate", "alpha": 1.0, "endgame_root": 4, "tt": False}
     controller, _ = search(ROOK_ENDING, params, 30)
     tree = controller.workers[0].tree
@@ -180,7 +180,8 @@ def test_endgame_root_adds_plies_that_flow_down_from_the_root() -> None:
     for node in range(tree.used):
         if tree.first_child[node] != NONE:
             s = position(tree, root_state, node)
-            depth = max(0, 4 - pieces(s) - int(tree.depth[node]) - 1)
+            extra = min(ENDGAME_ROOT_PLIES, 4 - pieces(s))
+            depth = max(0, extra - int(tree.depth[node]) - 1)
             assert_scored_as_pvs(tree, root_state, node, depth)
             depths.add(depth)
     assert {1, 0} <= depths
