@@ -126,8 +126,8 @@ if TYPE_CHECKING:
 (K_C, K_ALPHA, K_FPU, K_TEMP, K_UNIFORM, K_QUIESCE) = range(6)
 (K_SOLVER, K_TT, K_MIX, K_DEPTH, K_EVALUATE, K_DEEPEN) = range(6, 12)
 K_CAPTURES, K_CUT, K_ROOT_DEPTH, K_ENDGAME, K_CENTRE, K_C_ROOT = 12, 13, 14, 15, 16, 17
-K_ENDGAME_ROOT, K_REFRESH = 18, 19
-KERNEL_PARAMS = 20
+K_ENDGAME_ROOT = 18
+KERNEL_PARAMS = 19
 #: A root with at most this many knights, bishops, rooks and queens (both sides) is an
 #: endgame, where ``c_endgame`` replaces ``c_puct``.
 ENDGAME_PIECES = 6
@@ -190,7 +190,9 @@ def search_depth(kparams: np.ndarray, ply: int, s: np.ndarray) -> int:
     cheap. ``endgame`` adds ``endgame − pieces`` plies when fewer pieces (knights,
     bishops, rooks, queens of both sides) remain: a king walk or a pawn race is decided
     many plies on, the branching factor is small and the shared transposition table
-    makes such searches cheap, while the tree itself shares nothing between move orders."""
+    makes such searches cheap, while the tree itself shares nothing between move orders.
+    ``endgame_root`` adds up to :data:`ENDGAME_ROOT_PLIES` of those plies to the flow from
+    the root instead, so only the searches near the root deepen."""
     flow = np.int64(kparams[K_ROOT_DEPTH])
     endgame_root = np.int64(kparams[K_ENDGAME_ROOT])
     if endgame_root > 0:
@@ -896,8 +898,9 @@ class MCTS(Algorithm):
         ParamSpec(
             "endgame_root", "int", 0,
             "endgames searched deeper near the root: with k knights, bishops, rooks and "
-            "queens left, max(0, endgame_root − k) plies are added to root_depth, so they "
-            "flow down the tree from the root as it does (0: off)", min=0, max=12,
+            "queens left, min(2, endgame_root − k) plies (none below 0) are added to "
+            "root_depth, so they flow down the tree from the root as it does (0: off)",
+            min=0, max=12,
         ),
         ParamSpec(
             "refresh", "bool", False,
@@ -986,7 +989,6 @@ class MCTS(Algorithm):
         kp[K_CENTRE] = params["centre"]
         kp[K_C_ROOT] = params["c_root"]
         kp[K_ENDGAME_ROOT] = params["endgame_root"]
-        kp[K_REFRESH] = params["refresh"]
         return kp
 
     @classmethod
