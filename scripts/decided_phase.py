@@ -13,13 +13,12 @@ count of knights, bishops, rooks and queens there (both sides): ``open`` with 10
 from __future__ import annotations
 
 import argparse
-import gzip
 from collections import Counter
 from pathlib import Path
 
 import chess
 import chess.pgn
-from endgame_openings import SCORE, pieces
+from endgame_openings import SCORE, against_alphabeta, games, pieces
 
 
 def phase(board: chess.Board) -> str:
@@ -55,12 +54,9 @@ def main() -> None:
     parser.add_argument("--margin", type=float, default=1.5, help="pawns")
     args = parser.parse_args()
     counts: Counter[tuple[str, str]] = Counter()
-    for path in args.pgn:
-        opener = gzip.open if path.name.endswith(".gz") else open
-        with opener(path, "rt") as handle:
-            while (game := chess.pgn.read_game(handle)) is not None:
-                if "alphabeta" in game.headers["White"] + game.headers["Black"]:
-                    counts[decided(game, args.margin)] += 1
+    for game in games(args.pgn):
+        if against_alphabeta(game):
+            counts[decided(game, args.margin)] += 1
     print("result  open  mid  end  -")
     for outcome in ("win", "loss", "draw"):
         row = [counts[(outcome, where)] for where in ("open", "mid", "end", "-")]

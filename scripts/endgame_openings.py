@@ -24,15 +24,20 @@ end, and `alphabeta`'s latest score (from its move comments, ``+0.41/9``) within
 from __future__ import annotations
 
 import argparse
-import gzip
 import logging
 import random
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import chess
 import chess.pgn
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from engine.match.probe import read_pgn  # noqa: E402
 
 #: A move comment's score and depth, as Canopy's match runner writes them.
 SCORE = re.compile(r"([+-]?\d+\.\d+)/(\d+)")
@@ -44,12 +49,14 @@ MIN_PLIES_LEFT = 10
 
 def games(paths: list[Path]) -> Iterator[chess.pgn.Game]:
     for path in paths:
-        if path.name.startswith("knight"):
-            continue  # python-chess cannot read knight chess, and it has no such endgames
-        opener = gzip.open if path.name.endswith(".gz") else open
-        with opener(path, "rt") as handle:
-            while (game := chess.pgn.read_game(handle)) is not None:
-                yield game
+        if not path.name.startswith("knight"):  # python-chess cannot read knight chess
+            yield from read_pgn(path)
+
+
+def against_alphabeta(game: chess.pgn.Game) -> bool:
+    """A chess game `alphabeta` played (its move comments carry the scores read here)."""
+    players = game.headers.get("White", "") + game.headers.get("Black", "")
+    return not game.headers.get("Variant") and "alphabeta" in players
 
 
 def pieces(board: chess.Board) -> int:
@@ -59,10 +66,9 @@ def pieces(board: chess.Board) -> int:
 def endgame_start(game: chess.pgn.Game, low: int, high: int, balance: float) -> chess.Board | None:
     """The game's first position in the piece range, if ``alphabeta`` then judged it
     balanced (its latest score, White's view, within ``balance`` pawns)."""
-    white, black = game.headers.get("White", ""), game.headers.get("Black", "")
-    if game.headers.get("Variant") or "alphabeta" not in (white + black):
+    if not against_alphabeta(game):
         return None
-    ab_colour = chess.WHITE if white.startswith("alphabeta") else chess.BLACK
+    ab_colour = chess.WHITE if game.headers["White"].startswith("alphabeta") else chess.BLACK
     board = game.board()
     moves = list(game.mainline())
     score: float | None = None
