@@ -193,16 +193,14 @@ def search_depth(kparams: np.ndarray, ply: int, s: np.ndarray) -> int:
     makes such searches cheap, while the tree itself shares nothing between move orders.
     ``endgame_root`` adds up to :data:`ENDGAME_ROOT_PLIES` of those plies to the flow from
     the root instead, so only the searches near the root deepen."""
+    endgame_root, endgame = np.int64(kparams[K_ENDGAME_ROOT]), np.int64(kparams[K_ENDGAME])
+    left = np.int64(pieces(s)) if endgame_root > 0 or endgame > 0 else 0
     flow = np.int64(kparams[K_ROOT_DEPTH])
-    endgame_root = np.int64(kparams[K_ENDGAME_ROOT])
     if endgame_root > 0:
-        flow += min(ENDGAME_ROOT_PLIES, max(0, endgame_root - np.int64(pieces(s))))
+        flow += min(ENDGAME_ROOT_PLIES, max(0, endgame_root - left))
     depth = max(np.int64(kparams[K_DEPTH]), flow - ply)
-    endgame = np.int64(kparams[K_ENDGAME])
     if endgame > 0:
-        extra = endgame - np.int64(pieces(s))
-        if extra > 0:
-            depth += extra
+        depth += max(0, endgame - left)
     return depth
 
 
