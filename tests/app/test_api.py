@@ -224,6 +224,7 @@ def test_page_escapes_what_comes_from_the_url(client: TestClient) -> None:
         "/static/js/state.js",
         "/static/js/board.js",
         "/static/js/arrows.js",
+        "/static/js/chessboard.js",
         "/static/js/panel.js",
         "/static/js/socket.js",
         "/static/css/app.css",

@@ -2,8 +2,8 @@
 // promotion choice, last-move and check highlights, orientation, the engine's
 // arrows and line previews. It only reads the state; moves go out via onMove.
 
-import { Chessground } from "/static/vendor/chessground.js";
 import { BRUSHES, engineShapes, pvShapes } from "./arrows.js";
+import { chessboard } from "./chessboard.js";
 import { h } from "./dom.js";
 import { shownSearch } from "./review.js";
 import { canMove, capabilities, isLive, legalDests, promotionChoices, turnOf, uciSquares, viewedPosition } from "./state.js";
@@ -15,7 +15,7 @@ export function createBoard(el, promoEl, { getState, onMove }) {
   let lastShapes = "";
   let pendingPromotion = null;
 
-  const cg = Chessground(el, {
+  const cg = chessboard(el, {
     coordinates: true,
     animation: { enabled: true, duration: 180 },
     highlight: { lastMove: true, check: true },
@@ -143,15 +143,6 @@ export function createBoard(el, promoEl, { getState, onMove }) {
     else if (overlay && overlay.shapes) shapes = overlay.shapes;
     else if (s.view.arrows) shapes = searchShapes(s);
     const shapesKey = JSON.stringify(shapes);
-    // Chessground places arrows by the board size it remembers: one measured before the
-    // board was laid out (0 × 0) gives every arrow NaN coordinates. Only then is the board
-    // measured again (no layout forced on every frame): wait for a size, then redraw.
-    const known = cg.state.dom.bounds();
-    if (!known.width || !known.height) {
-      const box = el.getBoundingClientRect();
-      if (!box.width || !box.height) return;
-      cg.redrawAll();
-    }
     if (shapesKey !== lastShapes) {
       lastShapes = shapesKey;
       cg.setAutoShapes(shapes);

@@ -4,8 +4,8 @@
 // selection formula as the parent sees it, its own PV and every child's
 // formula. Children and the parent are links, so a learner can walk the tree.
 
-import { Chessground } from "/static/vendor/chessground.js";
 import { BRUSHES, pvShapes } from "./arrows.js";
+import { chessboard } from "./chessboard.js";
 import { h, setText } from "./dom.js";
 import { pairText } from "./evalpair.js";
 import { count, fixed, formatLine, percent, signed } from "./notation.js";
@@ -142,7 +142,7 @@ export function createNodeCard(container, { onSelect, onClose }) {
     if (fen && key !== lastBoard && container.offsetParent !== null) {
       lastBoard = key;
       if (!cg) {
-        cg = Chessground(boardEl, { viewOnly: true, coordinates: false, animation: { enabled: false }, drawable: { enabled: false, visible: true, brushes: BRUSHES } });
+        cg = chessboard(boardEl, { viewOnly: true, coordinates: false, animation: { enabled: false }, drawable: { enabled: false, visible: true, brushes: BRUSHES } });
       }
       const last = fresh.path[fresh.path.length - 1];
       cg.set({ fen: fen.split(" ")[0], orientation, lastMove: last ? [last.slice(0, 2), last.slice(2, 4)] : undefined });
