@@ -75,8 +75,9 @@ def endgame_start(game: chess.pgn.Game, low: int, high: int, balance: float) -> 
     for index, node in enumerate(moves):
         if board.turn == ab_colour and (found := SCORE.search(node.comment or "")):
             score = float(found.group(1)) * (1 if ab_colour == chess.WHITE else -1)
-        if pieces(board) <= high:
-            enough = pieces(board) >= low and len(moves) - index > MIN_PLIES_LEFT
+        count = pieces(board)
+        if count <= high:
+            enough = count >= low and len(moves) - index > MIN_PLIES_LEFT
             if enough and score is not None and abs(score) <= balance and not board.is_check():
                 return board
             return None
