@@ -20,5 +20,6 @@ F_REWARD, F_SCORE = 0, 1
 # a playout cut off by its ply cap was scored by the static evaluation, or (mcts) the
 # leaf's score came from the transposition table of leaf evaluations, or (mcts,
 # ``expand=evaluate``) the leaf was expanded and every child scored: its minimax value is
-# the reward.
-SIM_TERMINAL, CUT_EVAL, SIM_CACHED, SIM_EXPANDED = -1, -2, -3, -4
+# the reward, or (mcts, ``rescore``) a node with children had its untried children scored
+# again, deeper: its new minimax value is the reward.
+SIM_TERMINAL, CUT_EVAL, SIM_CACHED, SIM_EXPANDED, SIM_RESCORED = -1, -2, -3, -4, -5

@@ -287,6 +287,17 @@ def simulation_kinds() -> list[Any]:
             id="cut",
         ),
         pytest.param(
+            MIDDLEGAME,
+            {"expand": "evaluate", "root_depth": 0, "rescore": 1, "rescore_visits": 4},
+            lambda s: s.get("rescored"),
+            lambda s: [
+                "is not a new leaf: the search keeps coming back to it",
+                "for the 5th time, so its",
+                "scored again by alpha-beta searches of 1 ply and quiescence",
+            ],
+            id="rescore",
+        ),
+        pytest.param(
             ROOK_ENDING,
             {"expand": "lazy"},
             lambda s: s.get("cached"),
@@ -323,7 +334,9 @@ def test_step_mode_shows_each_kind_of_mcts_simulation(
     for part in says(sim):
         assert part in text
     assert f"{fixed(sim['reward'])} for" in text  # the reward, for the side that moved in
-    if sim.get("expanded"):
+    if sim.get("rescored"):  # nothing new: the node's own children scored again
+        assert not step["expansion"]["nodes"] and "minimax score" in text
+    elif sim.get("expanded"):
         total = len(step["expansion"]["nodes"])
         cut = re.search(r"\((\d+) of (\d+): alpha-beta's cut\)", text)
         if "cut" in params:  # some of the children scored, not all

@@ -448,6 +448,14 @@ function simulationPanel(step, ctx) {
         ),
       ];
     case "quiescence": {
+      if (sim.rescored) {
+        // rescore: a node the search keeps returning to; its untried moves scored deeper.
+        return [
+          h("p", { class: "lede" }, `${capitalised(leafLine)} is not a new leaf: the search keeps coming back to it, so the moves not tried there yet are scored again by deeper searches. Its score is their minimax value with the moves already tried: the best reply's score, negated.`),
+          h("p", {}, capitalised(sim.note || "")),
+          scoreFacts("minimax score", sim, leafMover),
+        ];
+      }
       if (sim.expanded) {
         // expand=evaluate: the leaf's children were scored as it was expanded; no line.
         return [

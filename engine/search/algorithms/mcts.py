@@ -66,6 +66,7 @@ from engine.search.codes import (
     MAX_PATH,
     SIM_CACHED,
     SIM_EXPANDED,
+    SIM_RESCORED,
     SIM_TERMINAL,
     SOLVED,
     STOPPED,
@@ -126,8 +127,8 @@ if TYPE_CHECKING:
 (K_C, K_ALPHA, K_FPU, K_TEMP, K_UNIFORM, K_QUIESCE) = range(6)
 (K_SOLVER, K_TT, K_MIX, K_DEPTH, K_EVALUATE, K_DEEPEN) = range(6, 12)
 K_CAPTURES, K_CUT, K_ROOT_DEPTH, K_ENDGAME, K_CENTRE, K_C_ROOT = 12, 13, 14, 15, 16, 17
-K_ENDGAME_ROOT = 18
-KERNEL_PARAMS = 19
+K_ENDGAME_ROOT, K_RESCORE, K_RESCORE_VISITS = 18, 19, 20
+KERNEL_PARAMS = 21
 #: A root with at most this many knights, bishops, rooks and queens (both sides) is an
 #: endgame, where ``c_endgame`` replaces ``c_puct``.
 ENDGAME_PIECES = 6
@@ -141,6 +142,8 @@ DRAW_MARGIN = 0.05
 #: In a full tree a leaf is re-scored one ply deeper at each visit, up to this many
 #: plies beyond ``leaf_depth`` (deeper still would take longer than a move).
 FULL_TREE_PLIES = 4
+#: ``rescore``: each further ply comes at this many times the visits of the one before.
+RESCORE_GROWTH = 4
 
 
 @njit(cache=True, nogil=True)
@@ -209,6 +212,58 @@ def pieces(s: np.ndarray) -> int:
     """Knights, bishops, rooks and queens of both sides: how far into the endgame ``s``
     is, for ``endgame`` and ``c_endgame``."""
     return popcount(s[KNIGHT] | s[BISHOP] | s[ROOK] | s[QUEEN])
+
+
+@njit(cache=True, nogil=True)
+def visit_plies(kparams: np.ndarray, visits: int) -> int:
+    """Plies ``rescore`` adds to the searches that score the children of a node with
+    ``visits`` visits: one from ``rescore_visits`` on, one more at each
+    :data:`RESCORE_GROWTH` times as many, ``rescore`` at most (0: off)."""
+    most = np.int64(kparams[K_RESCORE])
+    mark = np.int64(kparams[K_RESCORE_VISITS])
+    plies = 0
+    while plies < most and visits >= mark:
+        plies += 1
+        mark *= RESCORE_GROWTH
+    return plies
+
+
+@njit(cache=True, nogil=True)
+def rescore_due(tree: tuple, node: int, kparams: np.ndarray) -> bool:
+    """Whether ``node`` has just reached a visit count where :func:`visit_plies` grows and
+    has an :func:`untried` child to score again (a child tried has a value its subtree
+    backed up)."""
+    most = np.int64(kparams[K_RESCORE])
+    if most <= 0 or kparams[K_EVALUATE] == 0.0 or tree[FLAGS][node] & PROVEN:
+        return False  # (a lazy expansion scores each child at its own first visit)
+    visits, mark = tree[VISITS][node], np.int64(kparams[K_RESCORE_VISITS])
+    due = False
+    for _ in range(most):
+        if visits <= mark:
+            due = visits == mark
+            break
+        mark *= RESCORE_GROWTH
+    if not due:
+        return False
+    child = tree[FIRST_CHILD][node]
+    while child != NONE:
+        if untried(tree, child):
+            return True
+        child = tree[NEXT_SIBLING][child]
+    return False
+
+
+@njit(cache=True, nogil=True)
+def untried(tree: tuple, child: int) -> bool:
+    """A child scored when its parent was expanded and never chosen since (no visit, no
+    children), neither proven nor a finished game: what ``rescore`` scores again."""
+    f = tree[FLAGS][child]
+    return (
+        tree[VISITS][child] == 0
+        and tree[FIRST_CHILD][child] == NONE
+        and f & EVALUATED != 0
+        and f & (PROVEN | TERMINAL) == 0
+    )
 
 
 @njit(cache=True, nogil=True)
@@ -328,6 +383,40 @@ def resume_scoring(
 
 
 @njit(cache=True, nogil=True)
+def rescore_children(
+    tree: tuple,
+    node: int,
+    length: int,
+    scratch: tuple,
+    ctx: tuple,
+    cache_keys: np.ndarray,
+    cache_scores: np.ndarray,
+    kparams: np.ndarray,
+) -> int:
+    """``rescore``: a node the search keeps coming back to has its childless children
+    scored again, by searches :func:`visit_plies` more plies deep — the moves its
+    chooser has not tried yet were judged by the shallow searches of their first
+    scoring, and a reply that only works a ply or two further on (a quiet move after a
+    check, a piece trapped) stays untried unless a deeper search shows it. The best
+    scored first, as before. Returns as :func:`expand_evaluating`."""
+    count = 0
+    child = tree[FIRST_CHILD][node]
+    while child != NONE:
+        count += 1
+        child = tree[NEXT_SIBLING][child]
+    children = child_list(tree, node, count)
+    ranks = np.zeros(count, dtype=np.float64)
+    for i in range(count):
+        child = children[i]
+        if untried(tree, child):
+            ranks[i] = -tree[VALUE][child]
+            tree[FLAGS][child] &= ~EVALUATED
+    return score_children(
+        tree, node, length, scratch, ctx, cache_keys, cache_scores, kparams, children, ranks
+    )
+
+
+@njit(cache=True, nogil=True)
 def searched_mate(child: int, to_move: float, low: float, high: float, tree: tuple) -> bool:
     """A search of ``child`` (window ``(low, high)`` for its side to move) that found a
     forced mate proves the child, as a finished game would: a mate score is only ever
@@ -381,7 +470,7 @@ def score_children(
     solver, use_cache = kparams[K_SOLVER] != 0.0, kparams[K_TT] != 0.0
     flags, value, prior = tree[FLAGS], tree[VALUE], tree[PRIOR]
     ply = tree[DEPTH][node] + 1
-    depth = search_depth(kparams, ply, s)
+    depth = search_depth(kparams, ply, s) + visit_plies(kparams, tree[VISITS][node])
     # The table holds scores of the base depth: a deeper search neither reads nor fills it.
     use_cache = use_cache and depth == np.int64(kparams[K_DEPTH])
     best = best_scored(tree, node)  # the best score so far, for the side choosing at node
@@ -479,6 +568,7 @@ def mcts_iteration(
     evaluate_all = kparams[K_EVALUATE] != 0.0
     deepen = np.int64(kparams[K_DEEPEN])
     expanded = False
+    rescored = False  # (rescore) a node with children had its untried children scored again
     rescore = False
     # Scorings a node has had before its first visit: an evaluating expansion scores
     # every child when their parent is expanded, a lazy one scores a leaf at its first
@@ -515,6 +605,14 @@ def mcts_iteration(
                 break  # the node's children scored: its new minimax value is backed up
             if expand(tree, node, scratch, temperature, uniform, mix, solver):
                 break  # proven by a child that ends the game
+        elif rescore_due(tree, node, kparams):
+            done = rescore_children(
+                tree, node, length, scratch, ctx, cache_keys, cache_scores, kparams
+            )
+            if done < 0:
+                return False
+            expanded = rescored = True
+            break  # its untried replies scored deeper: its new minimax value is backed up
         elif flags[node] & PARTIAL and not refuted(tree, node):
             done = resume_scoring(
                 tree, node, length, scratch, ctx, cache_keys, cache_scores, kparams
@@ -534,6 +632,8 @@ def mcts_iteration(
     info[T_SIM_RANDOM] = 0
     # the depth of the leaf's search, or of its children's when it was expanded
     leaf_depth = search_depth(kparams, tree[DEPTH][node] + (1 if expanded else 0), s)
+    if expanded:
+        leaf_depth += visit_plies(kparams, tree[VISITS][node])
     info[T_SIM_DEPTH] = leaf_depth
     f = flags[node]
     if not (f & (PROVEN | TERMINAL | EVALUATED)) and tree[NUM_LEGAL][node] == UNKNOWN:
@@ -545,7 +645,7 @@ def mcts_iteration(
     if expanded and not (f & PROVEN):
         score = min(1.0, max(-1.0, tree[VALUE][node]))  # the negamax of its new children
         reward = 0.5 * (1.0 + score)
-        info[T_SIM_STATUS] = SIM_EXPANDED
+        info[T_SIM_STATUS] = SIM_RESCORED if rescored else SIM_EXPANDED
     elif f & (PROVEN | TERMINAL):
         reward = outcome_reward(tree[OUTCOME][node])
         score = float(tree[OUTCOME][node])
@@ -782,6 +882,12 @@ class MCTSWorker(Worker):
         )
 
 
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th … 11th, 12th, 13th, 21st (the step view's notes)."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 def ply_count(n: int) -> str:
     """The count with its noun, "1 ply" or "3 plies" (the step view's notes)."""
     return f"{n} {'ply' if n == 1 else 'plies'}"
@@ -909,6 +1015,17 @@ class MCTS(Algorithm):
             # over the default before it on 160 paired games from fresh openings (SE 3.6)
         ),
         ParamSpec(
+            "rescore", "int", 0,
+            "plies at most added to the searches that score a node's untried children as "
+            "the node gathers visits: at rescore_visits visits (and at 4, 16 … times as "
+            "many) they are scored again one ply deeper (0: off)", min=0, max=3,
+        ),
+        ParamSpec(
+            "rescore_visits", "int", 64,
+            "visits at which rescore first scores a node's untried children again",
+            min=2, max=1_000_000,
+        ),
+        ParamSpec(
             "deepen", "int", 0,
             "visits a leaf may get before it is expanded, each scoring it again with an "
             "alpha-beta search one ply deeper (0: expanded on its second visit)",
@@ -987,6 +1104,7 @@ class MCTS(Algorithm):
         kp[K_CENTRE] = params["centre"]
         kp[K_C_ROOT] = params["c_root"]
         kp[K_ENDGAME_ROOT] = params["endgame_root"]
+        kp[K_RESCORE], kp[K_RESCORE_VISITS] = params["rescore"], params["rescore_visits"]
         return kp
 
     @classmethod
@@ -1158,7 +1276,19 @@ class MCTS(Algorithm):
                 f"{ply_count(random)} at random, captures first "
                 f"({' '.join(san[:random])}), then " + searched
             )
-        if view.status == SIM_EXPANDED:
+        if view.status == SIM_RESCORED:
+            kids = tree.children(view.leaf)
+            fresh = sum(1 for k in kids if tree.visits[k] == 0 and tree.first_child[k] == NONE)
+            visits = int(view.before_visits[view.leaf])
+            note = (
+                f"the search came back to this node for the {ordinal(visits + 1)} time, so "
+                f"its {fresh} untried {'move was' if fresh == 1 else 'moves were'} "
+                f"scored again by alpha-beta searches of {depth_text} and quiescence, "
+                "deeper than their first scoring (rescore: one ply more at "
+                f"{view.params['rescore_visits']} visits, and at each {RESCORE_GROWTH} times "
+                "as many); the reward is the node's new minimax value"
+            )
+        elif view.status == SIM_EXPANDED:
             leaf_node = view.leaf
             kids = tree.children(leaf_node)
             scored = sum(1 for k in kids if tree.flags[k] & EVALUATED)
@@ -1192,7 +1322,7 @@ class MCTS(Algorithm):
             note = searched + "the static evaluation of the leaf"
         leaf_node = view.leaf
         before = int(view.before_visits[leaf_node]) if leaf_node < view.used else 0
-        if view.status not in (SIM_EXPANDED, SIM_CACHED) and before:
+        if view.status not in (SIM_EXPANDED, SIM_RESCORED, SIM_CACHED) and before:
             why = ""
             if worker.full:
                 why = " — the tree is full (node budget), so it is searched deeper"
@@ -1207,7 +1337,8 @@ class MCTS(Algorithm):
             "cached": cached,
             "depth": depth,
             "random_plies": random,
-            "expanded": view.status == SIM_EXPANDED,
+            "expanded": view.status in (SIM_EXPANDED, SIM_RESCORED),
+            "rescored": view.status == SIM_RESCORED,
             "note": note,
         }
 
