@@ -322,6 +322,17 @@ def expand_evaluating(
 
 
 @njit(cache=True, nogil=True)
+def all_children(tree: tuple, node: int) -> np.ndarray:
+    """Every child of ``node``, in sibling order (:func:`child_list` of them all)."""
+    count = 0
+    child = tree[FIRST_CHILD][node]
+    while child != NONE:
+        count += 1
+        child = tree[NEXT_SIBLING][child]
+    return child_list(tree, node, count)
+
+
+@njit(cache=True, nogil=True)
 def child_list(tree: tuple, node: int, count: int) -> np.ndarray:
     children = np.empty(count, dtype=np.int64)
     child = tree[FIRST_CHILD][node]
@@ -365,12 +376,8 @@ def resume_scoring(
     rest in the order of their move-ordering gains), as alpha-beta tries the next move
     when the first did not cut. Returns as :func:`expand_evaluating`."""
     s, _moves, child_state, _cm, _hist, _record, _path, _info, _finfo, _keys = scratch
-    count = 0
-    child = tree[FIRST_CHILD][node]
-    while child != NONE:
-        count += 1
-        child = tree[NEXT_SIBLING][child]
-    children = child_list(tree, node, count)
+    children = all_children(tree, node)
+    count = children.shape[0]
     ranks = np.zeros(count, dtype=np.float64)
     for i in range(count):
         if not (tree[FLAGS][children[i]] & EVALUATED):
@@ -399,12 +406,8 @@ def rescore_children(
     scoring, and a reply that only works a ply or two further on (a quiet move after a
     check, a piece trapped) stays untried unless a deeper search shows it. The best
     scored first, as before. Returns as :func:`expand_evaluating`."""
-    count = 0
-    child = tree[FIRST_CHILD][node]
-    while child != NONE:
-        count += 1
-        child = tree[NEXT_SIBLING][child]
-    children = child_list(tree, node, count)
+    children = all_children(tree, node)
+    count = children.shape[0]
     ranks = np.zeros(count, dtype=np.float64)
     for i in range(count):
         child = children[i]
