@@ -233,17 +233,10 @@ def rescore_due(tree: tuple, node: int, kparams: np.ndarray) -> bool:
     """Whether ``node`` has just reached a visit count where :func:`visit_plies` grows and
     has an :func:`untried` child to score again (a child tried has a value its subtree
     backed up)."""
-    most = np.int64(kparams[K_RESCORE])
-    if most <= 0 or kparams[K_EVALUATE] == 0.0 or tree[FLAGS][node] & PROVEN:
+    if kparams[K_RESCORE] <= 0 or kparams[K_EVALUATE] == 0.0 or tree[FLAGS][node] & PROVEN:
         return False  # (a lazy expansion scores each child at its own first visit)
-    visits, mark = tree[VISITS][node], np.int64(kparams[K_RESCORE_VISITS])
-    due = False
-    for _ in range(most):
-        if visits <= mark:
-            due = visits == mark
-            break
-        mark *= RESCORE_GROWTH
-    if not due:
+    visits = tree[VISITS][node]
+    if visit_plies(kparams, visits) == visit_plies(kparams, visits - 1):
         return False
     child = tree[FIRST_CHILD][node]
     while child != NONE:
