@@ -448,18 +448,14 @@ function simulationPanel(step, ctx) {
         ),
       ];
     case "quiescence": {
-      if (sim.rescored) {
-        // rescore: a node the search keeps returning to; its untried moves scored deeper.
-        return [
-          h("p", { class: "lede" }, `${capitalised(leafLine)} is not a new leaf: the search keeps coming back to it, so the moves not tried there yet are scored again by deeper searches. Its score is their minimax value with the moves already tried: the best reply's score, negated.`),
-          h("p", {}, capitalised(sim.note || "")),
-          scoreFacts("minimax score", sim, leafMover),
-        ];
-      }
       if (sim.expanded) {
-        // expand=evaluate: the leaf's children were scored as it was expanded; no line.
+        // expand=evaluate: the leaf's children were scored as it was expanded (rescore: a
+        // node the search keeps returning to had its untried moves scored deeper); no line.
+        const lede = sim.rescored
+          ? `${capitalised(leafLine)} is not a new leaf: the search keeps coming back to it, so the moves not tried there yet are scored again by deeper searches. Its score is their minimax value with the moves already tried: the best reply's score, negated.`
+          : `Instead of a random playout, ${leafLine} is expanded and its children are scored by leaf searches; its score is their minimax value: the best reply's score, negated.`;
         return [
-          h("p", { class: "lede" }, `Instead of a random playout, ${leafLine} is expanded and its children are scored by leaf searches; its score is their minimax value: the best reply's score, negated.`),
+          h("p", { class: "lede" }, lede),
           h("p", {}, capitalised(sim.note || "")),
           scoreFacts("minimax score", sim, leafMover),
         ];
