@@ -192,8 +192,9 @@ def test_endgame_root_adds_plies_that_flow_down_from_the_root() -> None:
 def reused_tree(refresh: bool):
     """A 400-iteration ``root_depth = 3`` search of the Italian game, then its principal
     variation's first two moves played (the tree kept): the new root's children were
-    scored at the third ply, by the quiescence search alone."""
-    params = {"expand": "evaluate", "alpha": 1.0, "root_depth": 3, "tt": False}
+    scored at the third ply, by the quiescence search alone (``rescore`` off: it would
+    have scored the well-visited ones again, deeper)."""
+    params = {"expand": "evaluate", "alpha": 1.0, "root_depth": 3, "tt": False, "rescore": 0}
     controller, info = search(ITALIAN, {**params, "refresh": refresh}, 400)
     for uci in info.pv[:2]:
         controller.play(uci)
@@ -272,7 +273,8 @@ def test_a_full_tree_searches_on_by_scoring_its_leaves_deeper(params: dict) -> N
     FULL_TREE_PLIES), each evaluation the search of that depth."""
     budget = 3000
     controller = SearchController(
-        "chess", ITALIAN, algorithm="mcts", params={**params, "tt": False, "root_depth": 0},
+        "chess", ITALIAN, algorithm="mcts",
+        params={**params, "tt": False, "root_depth": 0, "rescore": 0},
         seed=1, node_budget=budget,
     )  # fmt: skip
     info = controller.search(iterations=4000)

@@ -23,7 +23,8 @@ from tests.engine.search.test_mcts_deeper import ITALIAN, exact, position, searc
 #: root_depth 1: the root's children are scored by the quiescence search alone (0 plies),
 #: so a rescore's one more ply is a 1-ply search; c_root 0 and the chess c_puct keep
 #: the root narrow, so most of its children are still untried after a few iterations.
-BASE = {"expand": "evaluate", "alpha": 1.0, "root_depth": 1, "tt": False}
+#: ``rescore`` is off (the chess default is 2) until a test switches it on.
+BASE = {"expand": "evaluate", "alpha": 1.0, "root_depth": 1, "tt": False, "rescore": 0}
 
 
 def kernel(**params: object) -> np.ndarray:
