@@ -18,7 +18,7 @@ from engine.search.algorithms.mcts import (
 )
 from engine.search.codes import T_SIM_DEPTH
 from engine.search.tree import EVALUATED, NONE, PARTIAL, ROOT
-from tests.engine.search.test_mcts_deeper import ITALIAN, exact, position, search
+from tests.engine.search.test_mcts_deeper import ITALIAN, exact, position, reused_tree, search
 
 #: root_depth 1: the root's children are scored by the quiescence search alone (0 plies),
 #: so a rescore's one more ply is a 1-ply search; c_root 0 and the chess c_puct keep
@@ -89,9 +89,7 @@ def kept_tree(rescore: int):
     principal variation's first two moves played (the new root's untried children lose
     their scores), then ``rescore`` switched on (or not) for the kept tree, threshold 8:
     the root is far past it. Returns the controller and the children cleared."""
-    controller, info = search(ITALIAN, {**BASE, "root_depth": 3, "refresh": True}, 400)
-    for uci in info.pv[:2]:
-        controller.play(uci)
+    controller = reused_tree(refresh=True)
     worker = controller.workers[0]
     worker.kparams[K_RESCORE], worker.kparams[K_RESCORE_VISITS] = rescore, 8
     tree = worker.tree
