@@ -654,7 +654,12 @@ def mcts_iteration(
         if leaf_depth != depth:  # (not expanded here: the leaf's own depth)
             use_cache = False  # the table holds scores of the base depth only
         if rescore:
-            extra = tree[VISITS][node] + scored_unvisited
+            # Count on from the plies of the score it replaces: an evaluating expansion's
+            # child was scored with its parent's rescore plies already (the parent's visits
+            # only grow, so this is never shallower than that score, and each visit adds one).
+            parent_visits = tree[VISITS][tree[PARENT][node]]
+            first = visit_plies(kparams, parent_visits) if evaluate_all else 0
+            extra = first + tree[VISITS][node] + scored_unvisited
             leaf_depth += min(extra, max(FULL_TREE_PLIES, deepen)) if full else extra
         info[T_SIM_DEPTH] = leaf_depth
         random_plies = 0 if rescore else np.int64(kparams[K_CAPTURES])

@@ -242,9 +242,11 @@ def test_a_leaf_visited_again_is_scored_one_ply_deeper_until_it_is_expanded(
 ) -> None:
     """A lazy leaf is scored at its first visit, an evaluating expansion's child when its
     parent is expanded (unvisited); each later visit before the expansion scores it one
-    ply deeper, ``deepen`` times, and the next visit expands it."""
+    ply deeper, ``deepen`` times, and the next visit expands it. (``rescore`` off: with it
+    a child's first score may carry its parent's extra plies, test_mcts_rescore.py.)"""
     deepen = 2
-    controller, _ = search(ITALIAN, {"deepen": deepen, "tt": False, "expand": expand}, 400)
+    params = {"deepen": deepen, "tt": False, "expand": expand, "rescore": 0}
+    controller, _ = search(ITALIAN, params, 400)
     tree = controller.workers[0].tree
     root_state = state_from_fen(ITALIAN, "chess")
     last_leaf_visits = deepen + 1 - scored_unvisited

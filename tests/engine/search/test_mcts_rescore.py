@@ -14,10 +14,12 @@ from engine.search.algorithms.mcts import (
     K_RESCORE_VISITS,
     MCTS,
     RESCORE_GROWTH,
+    untried,
     visit_plies,
 )
 from engine.search.codes import T_SIM_DEPTH
-from engine.search.tree import EVALUATED, NONE, PARTIAL, ROOT
+from engine.search.controller import SearchController
+from engine.search.tree import EVALUATED, NONE, PARTIAL, PROVEN, ROOT, TERMINAL
 from tests.engine.search.test_mcts_deeper import ITALIAN, exact, position, reused_tree, search
 
 #: root_depth 1: the root's children are scored by the quiescence search alone (0 plies),
@@ -118,6 +120,36 @@ def test_children_first_scored_after_the_threshold_get_the_extra_plies_at_once()
         assert float(other.eval[k]) >= -exact(position(tree, root_state, k), 2) - 1e-6
     assert controller.workers[0].info[T_SIM_DEPTH] == 3  # what the iteration reports
     assert plain.workers[0].info[T_SIM_DEPTH] == 2
+
+
+def test_a_leaf_searched_again_goes_deeper_than_its_rescored_first_score() -> None:
+    """``deepen`` with ``rescore``: a child scored with its parent's rescore plies (at its
+    parent's expansion past the threshold, or rescored) and visited before its own
+    expansion is searched again deeper than that score — its parent's plies and one more
+    a visit — never at the depth it already had or shallower. (The depth is the one the
+    kernel passed to the search; the scores themselves are not compared with a fresh
+    search: these 2–4-ply searches share the kernel's transposition table.)"""
+    params = {**BASE, "root_depth": 0, "rescore": 2, "rescore_visits": 2, "deepen": 2}
+    controller = SearchController("chess", ITALIAN, algorithm="mcts", params=params, seed=1)
+    tree = controller.workers[0].tree
+    scored_at: dict[int, int] = {}  # each untried child: the depth of its latest scoring
+    searched_again = with_parent_plies = 0
+    for _ in range(200):
+        sim = controller.step().simulation
+        leaf = sim["leaf"]["node"]
+        if sim["expanded"]:  # the children scored now (all, or the untried ones again)
+            scored_at.update(
+                {k: sim["depth"] for k in tree.children(leaf) if untried(tree.arrays, k)}
+            )
+            continue
+        if leaf not in scored_at or sim["cached"] or tree.flags[leaf] & (TERMINAL | PROVEN):
+            continue
+        assert tree.first_child[leaf] == NONE  # not expanded yet: its score searched again
+        assert sim["depth"] > scored_at[leaf]
+        with_parent_plies += sim["depth"] > int(tree.visits[leaf])  # visits now: this one too
+        scored_at[leaf] = sim["depth"]
+        searched_again += 1
+    assert searched_again > 5 and with_parent_plies > 0
 
 
 def test_rescore_keeps_the_known_answers() -> None:
