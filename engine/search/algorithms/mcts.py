@@ -200,10 +200,10 @@ def search_depth(kparams: np.ndarray, ply: int, s: np.ndarray) -> int:
     left = np.int64(pieces(s)) if endgame_root > 0 or endgame > 0 else 0
     flow = np.int64(kparams[K_ROOT_DEPTH])
     if endgame_root > 0:
-        flow += min(ENDGAME_ROOT_PLIES, max(0, endgame_root - left))
+        flow += min(ENDGAME_ROOT_PLIES, max(0, int(endgame_root - left)))
     depth = max(np.int64(kparams[K_DEPTH]), flow - ply)
     if endgame > 0:
-        depth += max(0, endgame - left)
+        depth += max(0, int(endgame - left))
     return depth
 
 
@@ -226,6 +226,17 @@ def visit_plies(kparams: np.ndarray, visits: int) -> int:
         plies += 1
         mark *= RESCORE_GROWTH
     return plies
+
+
+@njit(cache=True, nogil=True)
+def children_depth(tree: tuple, node: int, kparams: np.ndarray, s: np.ndarray) -> int:
+    """Plies of alpha-beta search that score ``node``'s children now, in position ``s``:
+    what :func:`search_depth` gives a node one ply below ``node``, plus the plies
+    ``rescore`` has earned ``node`` with its visits (:func:`visit_plies`). The scoring
+    itself (:func:`score_children`), the step view's report of it and the depth a child's
+    own re-search counts on from all read it here, so the three cannot disagree."""
+    ply = tree[DEPTH][node] + 1
+    return search_depth(kparams, ply, s) + visit_plies(kparams, tree[VISITS][node])
 
 
 @njit(cache=True, nogil=True)
@@ -466,7 +477,7 @@ def score_children(
     solver, use_cache = kparams[K_SOLVER] != 0.0, kparams[K_TT] != 0.0
     flags, value, prior = tree[FLAGS], tree[VALUE], tree[PRIOR]
     ply = tree[DEPTH][node] + 1
-    depth = search_depth(kparams, ply, s) + visit_plies(kparams, tree[VISITS][node])
+    depth = children_depth(tree, node, kparams, s)
     # The table holds scores of the base depth: a deeper search neither reads nor fills it.
     use_cache = use_cache and depth == np.int64(kparams[K_DEPTH])
     best = best_scored(tree, node)  # the best score so far, for the side choosing at node
@@ -627,9 +638,16 @@ def mcts_iteration(
     info[T_SIM_PLIES] = 0
     info[T_SIM_RANDOM] = 0
     # the depth of the leaf's search, or of its children's when it was expanded
-    leaf_depth = search_depth(kparams, tree[DEPTH][node] + (1 if expanded else 0), s)
+    own = search_depth(kparams, tree[DEPTH][node], s)  # the leaf's own depth, no rescore
     if expanded:
-        leaf_depth += visit_plies(kparams, tree[VISITS][node])
+        leaf_depth = children_depth(tree, node, kparams, s)
+    elif rescore and evaluate_all:
+        # Count on from the depth of the score it replaces: its parent scored it with the
+        # parent's rescore plies already (the parent's visits only grow, so the re-search
+        # is never shallower than that score, and each visit adds one).
+        leaf_depth = children_depth(tree, tree[PARENT][node], kparams, s)
+    else:
+        leaf_depth = own
     info[T_SIM_DEPTH] = leaf_depth
     f = flags[node]
     if not (f & (PROVEN | TERMINAL | EVALUATED)) and tree[NUM_LEGAL][node] == UNKNOWN:
@@ -653,14 +671,9 @@ def mcts_iteration(
     else:  # a new leaf, or (deepen) one visited again before its expansion, one ply deeper
         if leaf_depth != depth:  # (not expanded here: the leaf's own depth)
             use_cache = False  # the table holds scores of the base depth only
-        if rescore:
-            # Count on from the plies of the score it replaces: an evaluating expansion's
-            # child was scored with its parent's rescore plies already (the parent's visits
-            # only grow, so this is never shallower than that score, and each visit adds one).
-            parent_visits = tree[VISITS][tree[PARENT][node]]
-            first = visit_plies(kparams, parent_visits) if evaluate_all else 0
-            extra = first + tree[VISITS][node] + scored_unvisited
-            leaf_depth += min(extra, max(FULL_TREE_PLIES, deepen)) if full else extra
+        if rescore:  # one ply deeper for each scoring it has had; a full tree's capped
+            extra = leaf_depth - own + tree[VISITS][node] + scored_unvisited
+            leaf_depth = own + (min(extra, max(FULL_TREE_PLIES, deepen)) if full else extra)
         info[T_SIM_DEPTH] = leaf_depth
         random_plies = 0 if rescore else np.int64(kparams[K_CAPTURES])
         played = 0
@@ -1324,12 +1337,19 @@ class MCTS(Algorithm):
         else:
             note = searched + "the static evaluation of the leaf"
         leaf_node = view.leaf
-        before = int(view.before_visits[leaf_node]) if leaf_node < view.used else 0
-        if view.status not in (SIM_EXPANDED, SIM_RESCORED, SIM_CACHED) and before:
-            why = ""
+        existed = leaf_node < view.used
+        before = int(view.before_visits[leaf_node]) if existed else 0
+        scored = existed and bool(view.before_flags[leaf_node] & EVALUATED)
+        if view.status not in (SIM_EXPANDED, SIM_RESCORED, SIM_CACHED) and scored:
+            # Scored before: at its earlier visits and, with expand = evaluate, once more
+            # when its parent was expanded — so even its first visit can be a re-search.
+            first = view.params["expand"] == "evaluate"
+            scoring = ordinal(before + (2 if first else 1))
+            why = " (its parent's expansion scored it first)" if first and not before else ""
             if worker.full:
-                why = " — the tree is full (node budget), so it is searched deeper"
-            note = f"visit {before + 1} of a leaf not yet expanded{why}: " + note
+                why += " — the tree is full (node budget), so it is searched deeper"
+            prefix = f"visit {before + 1} of a leaf not yet expanded, its {scoring} scoring"
+            note = f"{prefix}{why}: {note}"
         return {
             "kind": "quiescence" if leaf == "quiescence" else "evaluation",
             "leaf": view.name(view.leaf),

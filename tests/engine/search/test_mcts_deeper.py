@@ -6,6 +6,8 @@ it names returns."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -35,6 +37,7 @@ MODES = [
     {"expand": "evaluate", "alpha": 1.0, "cut": True},
     {"expand": "evaluate", "alpha": 1.0, "root_depth": 3},
 ]
+RESEARCH_NOTE = re.compile(r"visit (\d+) of a leaf not yet expanded, its (\d+)\w\w scoring")
 ITALIAN = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
 
 
@@ -264,6 +267,32 @@ def test_a_leaf_visited_again_is_scored_one_ply_deeper_until_it_is_expanded(
         else:
             assert tree.first_child[node] != NONE
     assert all(count > 0 for count in seen.values())
+
+
+@pytest.mark.parametrize(("expand", "scored_unvisited"), [("lazy", 0), ("evaluate", 1)])
+def test_step_mode_counts_a_leaf_s_scorings_when_it_is_searched_again(
+    expand: str, scored_unvisited: int
+) -> None:
+    """The simulation's note names the visit and the scoring: with ``expand = evaluate`` a
+    child's first visit is already its second scoring (its parent's expansion scored it
+    first), so it must not read like a leaf seen for the first time. Each such step's
+    depth is one ply per earlier scoring."""
+    controller = SearchController(
+        "chess", ITALIAN, algorithm="mcts", seed=1,
+        params={"deepen": 2, "tt": False, "expand": expand, "rescore": 0, "root_depth": 0},
+    )  # fmt: skip
+    notes: dict[int, str] = {}
+    for _ in range(400):
+        sim = controller.step().simulation
+        match = RESEARCH_NOTE.match(sim["note"])
+        if match:
+            visit, scoring = int(match[1]), int(match[2])
+            assert scoring == visit + scored_unvisited
+            assert sim["depth"] == scoring - 1  # leaf_depth 0, one ply per earlier scoring
+            notes.setdefault(visit, sim["note"])
+    assert sorted(notes) == list(range(1 if scored_unvisited else 2, 4 - scored_unvisited))
+    first = notes[min(notes)]
+    assert ("its parent's expansion scored it first" in first) == bool(scored_unvisited)
 
 
 @pytest.mark.parametrize(
