@@ -31,9 +31,11 @@ run: setup
 sysdeps:
 	scripts/install-system-deps.sh
 
-## test: everything (lint, unit, app, browser); .ci/run calls this
+## test: everything (lint, format, types, unit, app, browser); .ci/run calls this
 test: setup sysdeps
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy engine app canopy
 	$(BIN)/pytest
 
 ## test-all: also the slow checks (deep perft, long matches) and the strict timing goals

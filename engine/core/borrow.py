@@ -36,15 +36,22 @@ def _cleared(context: Any, builder: Any, array_type: types.Array, value: Any) ->
     return view._getvalue()
 
 
+def _members(tuple_type: Any) -> tuple[Any, ...]:
+    """A tuple type's member types: every concrete numba tuple type has ``types``, but the
+    ``BaseTuple`` the check above narrows to does not declare it, so the type checker is
+    told here, once, instead of at each use."""
+    return tuple(tuple_type.types)
+
+
 @intrinsic
 def borrow(typingctx: Any, arrays: Any) -> Any:
     """An array, or a tuple of arrays, as borrowed views of the same type (module doc)."""
     if isinstance(arrays, types.Array):
         members: tuple[types.Array, ...] | None = None
     elif isinstance(arrays, types.BaseTuple) and all(
-        isinstance(t, types.Array) for t in arrays.types
+        isinstance(t, types.Array) for t in _members(arrays)
     ):
-        members = tuple(arrays.types)
+        members = _members(arrays)
     else:
         return None
 
