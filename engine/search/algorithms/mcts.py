@@ -943,8 +943,9 @@ class MCTS(Algorithm):
             "exploration weight at the root alone (0: c_puct there too): the root's moves "
             "are the ones played, so each candidate's value is checked more evenly while "
             "the lines below stay narrow", min=0.0, max=10.0,
-            # results.md, session 32: c_root = 1 gained against alphabeta (+5.6 points a
-            # game, 240 paired) and lost more against Stockfish's UCI_Elo ladder, so 0 stays
+            game_defaults={"chess": 1.0},  # results.md, session 41: +10.3 points a game
+            # against alphabeta (160 paired, SE 4.5); on Stockfish's ladder -1.7 over 120
+            # (SE 6.0), though -27.5 against 1750, where session 32 had lost too
         ),
         ParamSpec(
             "alpha", "float", 0.3,
