@@ -37,7 +37,7 @@ def test_node_params_swap_in_c_root_at_the_root_only() -> None:
     assert MCTS.node_params(params, False)["c_puct"] == C_PUCT
     off = MCTS.validate({"c_puct": C_PUCT, "c_root": 0.0}, "chess")
     assert MCTS.node_params(off, True) == off
-    # 1 in chess (results.md, session 41: up against alphabeta and on Stockfish's ladder);
+    # 1 in chess (results.md, session 41: up against alphabeta, level on Stockfish's ladder);
     # knight chess keeps c_puct at the root (not measured there)
     assert MCTS.validate({}, "chess")["c_root"] == 1.0
     assert MCTS.validate({}, "knight")["c_root"] == 0.0
