@@ -32,10 +32,7 @@ sysdeps:
 	scripts/install-system-deps.sh
 
 ## test: everything (lint, format, types, unit, app, browser); .ci/run calls this
-test: setup sysdeps
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
-	$(BIN)/mypy engine app canopy
+test: setup sysdeps lint typecheck
 	$(BIN)/pytest
 
 ## test-all: also the slow checks (deep perft, long matches) and the strict timing goals
