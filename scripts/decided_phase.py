@@ -8,11 +8,22 @@ count of knights, bishops, rooks and queens there (both sides): ``open`` with 10
 ``mid`` with 6–9, ``end`` with 5 or fewer. Games whose score never settled are ``-``.
 
     .venv/bin/python scripts/decided_phase.py docs/results/300ms/chess-*-session3[345].pgn.gz
+
+``--entry N`` asks instead how the endgame was converted: each game is placed by
+`alphabeta`'s score at its first move with at most N knights, bishops, rooks and queens
+left — Canopy ahead (score at most −``--margin``), `alphabeta` ahead (at least
+``--margin``) or level (within ±``--level``) — and Canopy's score is counted in each; the
+draws Canopy let slip from ahead are counted by how they ended (a repetition is a
+perpetual check when each of `alphabeta`'s last six moves gave check)::
+
+    .venv/bin/python scripts/decided_phase.py --entry 6 --margin 1 \
+        docs/results/300ms/chess-mcts-vs-alphabeta-s5[5-8]-session44.pgn.gz
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -20,19 +31,40 @@ import chess
 import chess.pgn
 from endgame_openings import SCORE, against_alphabeta, games, pieces
 
+#: A mate score in a move comment (``+M4/4``, as the match runner writes it); ``SCORE``
+#: reads centipawn scores only.
+MATE = re.compile(r"([+-])M\d+/")
+#: A mate read as a lead of this many pawns: beyond any margin.
+MATE_PAWNS = 100.0
+
+
+def comment_score(comment: str) -> float | None:
+    """The score a move comment gives, in pawns (a mate as ±``MATE_PAWNS``), or None."""
+    if found := SCORE.search(comment):
+        return float(found.group(1))
+    if found := MATE.search(comment):
+        return MATE_PAWNS if found.group(1) == "+" else -MATE_PAWNS
+    return None
+
 
 def phase(board: chess.Board) -> str:
     count = pieces(board)
     return "open" if count >= 10 else "mid" if count >= 6 else "end"
 
 
-def decided(game: chess.pgn.Game, margin: float) -> tuple[str, str]:
-    """(Canopy's result, phase where the game was decided) for one game."""
+def canopy_outcome(game: chess.pgn.Game) -> tuple[bool, str]:
+    """(whether Canopy had White, Canopy's result: win, loss or draw)."""
     canopy_white = not game.headers["White"].startswith("alphabeta")
     result = game.headers["Result"]
     outcome = (
         "draw" if result == "1/2-1/2" else "win" if (result == "1-0") == canopy_white else "loss"
     )
+    return canopy_white, outcome
+
+
+def decided(game: chess.pgn.Game, margin: float) -> tuple[str, str]:
+    """(Canopy's result, phase where the game was decided) for one game."""
+    canopy_white, outcome = canopy_outcome(game)
     board = game.board()
     scores: list[tuple[float, str]] = []  # alphabeta's view, with the phase it was given in
     for node in game.mainline():
@@ -48,11 +80,77 @@ def decided(game: chess.pgn.Game, margin: float) -> tuple[str, str]:
     return outcome, "-"
 
 
+def entry(game: chess.pgn.Game, most: int) -> tuple[str, float | None, str, int]:
+    """(Canopy's result, `alphabeta`'s score at its first move with at most ``most``
+    pieces — None if the game never got there —, how the game ended, how many of
+    `alphabeta`'s last six moves gave check)."""
+    canopy_white, outcome = canopy_outcome(game)
+    board = game.board()
+    score: float | None = None
+    checks: list[bool] = []
+    for node in game.mainline():
+        mover_is_alphabeta = board.turn != canopy_white
+        if score is None and mover_is_alphabeta and pieces(board) <= most:
+            score = comment_score(node.comment or "")
+        board.push(node.move)
+        if mover_is_alphabeta:
+            checks.append(board.is_check())
+    return outcome, score, ending(board), sum(checks[-6:])
+
+
+def ending(board: chess.Board) -> str:
+    """How a finished game's last position ended it (the runner claims draws)."""
+    if board.is_checkmate():
+        return "checkmate"
+    if board.is_stalemate():
+        return "stalemate"
+    if board.is_insufficient_material():
+        return "insufficient material"
+    if board.can_claim_threefold_repetition():
+        return "repetition"
+    return "fifty moves" if board.can_claim_fifty_moves() else "other"
+
+
+def print_entries(paths: list[Path], most: int, margin: float, level: float) -> None:
+    """Canopy's score by who was ahead entering the endgame (``--entry``)."""
+    counts: Counter[tuple[str, str]] = Counter()
+    slipped: Counter[str] = Counter()
+    for game in games(paths):
+        if not against_alphabeta(game):
+            continue
+        outcome, score, end, checks = entry(game, most)
+        if score is None:
+            where = "never"
+        elif score <= -margin:
+            where = "canopy ahead"
+        elif score >= margin:
+            where = "alphabeta ahead"
+        else:
+            where = "level" if abs(score) <= level else "-"
+        counts[(where, outcome)] += 1
+        if where == "canopy ahead" and outcome == "draw":
+            slipped["perpetual check" if end == "repetition" and checks == 6 else end] += 1
+    print("entering the endgame   games    +W    =D    -L  Canopy's score")
+    for where in ("canopy ahead", "alphabeta ahead", "level", "never"):
+        win, draw, loss = (counts[(where, o)] for o in ("win", "draw", "loss"))
+        total = win + draw + loss
+        share = f"{100 * (win + draw / 2) / total:.1f} %" if total else "-"
+        print(f"{where:20}{total:8}{win:6}{draw:6}{loss:6}  {share}")
+    print("Canopy's draws from ahead: " + ", ".join(f"{n} {k}" for k, n in slipped.most_common()))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("pgn", nargs="+", type=Path)
     parser.add_argument("--margin", type=float, default=1.5, help="pawns")
+    parser.add_argument(
+        "--entry", type=int, metavar="N", help="by the score entering an N-piece endgame"
+    )
+    parser.add_argument("--level", type=float, default=0.3, help="pawns (--entry)")
     args = parser.parse_args()
+    if args.entry is not None:
+        print_entries(args.pgn, args.entry, args.margin, args.level)
+        return
     counts: Counter[tuple[str, str]] = Counter()
     for game in games(args.pgn):
         if against_alphabeta(game):
