@@ -12,7 +12,10 @@ The hand score is linear in fitted weights over the features of
 :mod:`engine.search.eval_features` (chess: material, piece-square tables, mobility,
 king safety, pawn structure, bishop pair, rooks on open files, tempo; knight chess:
 knights, mobility, centralisation, defence and threats), tapered between a
-middlegame and an endgame weight by the phase. The weights come from
+middlegame and an endgame weight by the phase; in chess :func:`evaluate` then scales it
+by what a linear score cannot see — drawish material (a bare minor piece, rook against
+minor, bishops of opposite colours …) and the fifty-move clock
+(:mod:`engine.search.eval_scale`). The weights come from
 ``engine/data/eval/weights.npz`` (:mod:`engine.search.eval_weights`), fitted by
 Texel's method on Canopy's own self-play (:mod:`engine.tune.texel`); they are read
 once at import.
@@ -38,6 +41,7 @@ from engine.search.eval_features import (
     chess_features,
     knight_features,
 )
+from engine.search.eval_scale import chess_scale
 from engine.search.eval_weights import load_weights
 from engine.search.learned_chess import learned_chess
 from engine.search.learned_eval import learned_knight
@@ -110,7 +114,9 @@ def evaluate(s: np.ndarray) -> float:
     """Static evaluation in [-1, 1] for the side to move.
 
     The state's ``EVAL`` slot chooses it: the hand evaluation (``squash(centipawns)``,
-    the default) or the game's learned one (:mod:`engine.search.learned_eval`,
+    the default; in chess the centipawns are first scaled by how much of the lead the
+    material and the fifty-move clock let be won, :mod:`engine.search.eval_scale`) or the
+    game's learned one (:mod:`engine.search.learned_eval`,
     :mod:`engine.search.learned_chess`). A search sets the slot on its root
     (:func:`with_eval`) and every state below inherits it by copy-make; the hand
     evaluation costs one comparison more than it did alone.
@@ -119,7 +125,8 @@ def evaluate(s: np.ndarray) -> float:
         if s[GAME] == KNIGHT_CHESS:
             return learned_knight(s)
         return learned_chess(s)
-    return squash(centipawns(s))
+    cp = centipawns(s)
+    return squash(cp * chess_scale(s, cp))
 
 
 @njit(cache=True, nogil=True)
