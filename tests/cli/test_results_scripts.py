@@ -88,3 +88,50 @@ def test_tables_order_ladders_by_level_and_state_whitewash_bounds(tmp_path: Path
 def test_each_result_names_the_commit_it_ran_from() -> None:
     commit = _script("run_results").source_commit()
     assert commit == "unknown" or commit.split("+")[0].isalnum()
+
+
+def _pgn(path: Path, games: list[tuple[str, str, str]]) -> Path:
+    """A match file: (opening, candidate's colour, result) per game, candidate ``mcts``."""
+    text = []
+    for opening, colour, result in games:
+        white, black = ("mcts", "alphabeta") if colour == "w" else ("alphabeta", "mcts")
+        text.append(
+            f'[White "{white}"]\n[Black "{black}"]\n[Result "{result}"]\n'
+            f'[Opening "{opening}"]\n\n1. e4 e5 {result}\n'
+        )
+    path.write_text("\n".join(text))
+    return path
+
+
+def test_paired_games_pairs_twins_by_opening_and_colour(tmp_path: Path) -> None:
+    paired = _script("paired_games")
+    new = paired.candidate_scores(
+        _pgn(
+            tmp_path / "new.pgn",
+            [("o1", "w", "1-0"), ("o1", "b", "1-0"), ("o2", "w", "1/2-1/2"), ("o3", "b", "*")],
+        ),
+        "alphabeta",
+    )
+    base = paired.candidate_scores(
+        _pgn(
+            tmp_path / "base.pgn",
+            [("o1", "b", "0-1"), ("o1", "w", "0-1"), ("o2", "w", "1-0"), ("o4", "w", "1-0")],
+        ),
+        "alphabeta",
+    )
+    assert new == {("o1", "", True): 1.0, ("o1", "", False): 0.0, ("o2", "", True): 0.5}
+    row = paired.pair("s1", new, base)
+    # o1 White: 1 - 0; o1 Black: 0 - 1; o2 White: 0.5 - 1; the unfinished o3 and o4 unpaired;
+    # SE: sample deviation of (1, -1, -0.5) over sqrt(3)
+    assert sorted(row.diffs) == [-1.0, -0.5, 1.0]
+    assert (row.new_points, row.new_games, row.base_points, row.base_games) == (1.5, 3, 3.0, 4)
+    assert "paired 3: -16.7 points a game (SE 60.1)" in row.line()
+
+
+def test_paired_games_refuses_a_file_with_one_opening_twice_in_one_colour(
+    tmp_path: Path,
+) -> None:
+    paired = _script("paired_games")
+    path = _pgn(tmp_path / "twice.pgn", [("o1", "w", "1-0"), ("o1", "w", "0-1")])
+    with pytest.raises(SystemExit, match="o1"):
+        paired.candidate_scores(path, "alphabeta")
