@@ -12,10 +12,10 @@ The hand score is linear in fitted weights over the features of
 :mod:`engine.search.eval_features` (chess: material, piece-square tables, mobility,
 king safety, pawn structure, bishop pair, rooks on open files, tempo; knight chess:
 knights, mobility, centralisation, defence and threats), tapered between a
-middlegame and an endgame weight by the phase; in chess :func:`evaluate` then scales it
-by what a linear score cannot see — drawish material (a bare minor piece, rook against
-minor, bishops of opposite colours …) and the fifty-move clock
-(:mod:`engine.search.eval_scale`). The weights come from
+middlegame and an endgame weight by the phase. With ``eval = scaled`` :func:`evaluate`
+then scales a chess score by what a linear score cannot see — drawish material (a bare
+minor piece, rook against minor, bishops of opposite colours …) and the fifty-move clock
+(:mod:`engine.search.eval_scale`); not the default, as measured in session 45. The weights come from
 ``engine/data/eval/weights.npz`` (:mod:`engine.search.eval_weights`), fitted by
 Texel's method on Canopy's own self-play (:mod:`engine.tune.texel`); they are read
 once at import.
@@ -33,7 +33,16 @@ import math
 import numpy as np
 from numba import njit
 
-from engine.core.state import CHESS, EVAL, GAME, HAND_EVAL, KNIGHT_CHESS, LEARNED_EVAL, TURN
+from engine.core.state import (
+    CHESS,
+    EVAL,
+    GAME,
+    HAND_EVAL,
+    KNIGHT_CHESS,
+    LEARNED_EVAL,
+    SCALED_EVAL,
+    TURN,
+)
 from engine.search.eval_features import (
     MAX_PHASE,
     N_CHESS,
@@ -114,19 +123,21 @@ def evaluate(s: np.ndarray) -> float:
     """Static evaluation in [-1, 1] for the side to move.
 
     The state's ``EVAL`` slot chooses it: the hand evaluation (``squash(centipawns)``,
-    the default; in chess the centipawns are first scaled by how much of the lead the
-    material and the fifty-move clock let be won, :mod:`engine.search.eval_scale`) or the
-    game's learned one (:mod:`engine.search.learned_eval`,
-    :mod:`engine.search.learned_chess`). A search sets the slot on its root
-    (:func:`with_eval`) and every state below inherits it by copy-make; the hand
-    evaluation costs one comparison more than it did alone.
+    the default), the scaled hand evaluation (the centipawns first scaled by how much of
+    the lead the material and the fifty-move clock let be won in chess,
+    :mod:`engine.search.eval_scale`) or the game's learned one
+    (:mod:`engine.search.learned_eval`, :mod:`engine.search.learned_chess`). A search
+    sets the slot on its root (:func:`with_eval`) and every state below inherits it by
+    copy-make; the hand evaluation costs two comparisons more than it did alone.
     """
     if s[EVAL] == LEARNED_EVAL:
         if s[GAME] == KNIGHT_CHESS:
             return learned_knight(s)
         return learned_chess(s)
     cp = centipawns(s)
-    return squash(cp * chess_scale(s, cp))
+    if s[EVAL] == SCALED_EVAL:
+        cp *= chess_scale(s, cp)
+    return squash(cp)
 
 
 @njit(cache=True, nogil=True)
@@ -141,7 +152,10 @@ def batch_evaluate(states: np.ndarray) -> np.ndarray:
 def with_eval(state: np.ndarray, params: dict[str, object]) -> np.ndarray:
     """``state`` with its ``EVAL`` slot set as ``params["eval"]`` says (``hand`` when the
     algorithm has no such parameter); the same array, changed in place."""
-    state[EVAL] = LEARNED_EVAL if params.get("eval") == "learned" else HAND_EVAL
+    choice = params.get("eval")
+    state[EVAL] = (
+        LEARNED_EVAL if choice == "learned" else SCALED_EVAL if choice == "scaled" else HAND_EVAL
+    )
     return state
 
 

@@ -94,8 +94,10 @@ EVAL_PARAM = ParamSpec(
     "hand",
     "static evaluation: hand (the hand-made features, fitted by Texel's method) or "
     "learned (a network trained by self-play: knight chess an N-tuple network, chess a "
-    "small network on the hand features; docs/learning.md)",
-    choices=("hand", "learned"),
+    "small network on the hand features; docs/learning.md) or scaled (chess: the hand "
+    "evaluation with leads scaled down in drawish endings and as the fifty-move clock runs; "
+    "docs/algorithms.md)",
+    choices=("hand", "learned", "scaled"),
 )
 
 

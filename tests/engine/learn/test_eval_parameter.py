@@ -1,4 +1,5 @@
-"""``eval = hand | learned``: one parameter on every algorithm, carried by the root state."""
+"""``eval = hand | learned | scaled``: one parameter on every algorithm, carried by the root
+state."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.core.state import EVAL, HAND_EVAL, LEARNED_EVAL
+from engine.core.state import EVAL, HAND_EVAL, LEARNED_EVAL, SCALED_EVAL
 from engine.errors import InvalidParameterError
 from engine.learn.ntuple import Model, tuple_squares
 from engine.match.spec import parse_spec
@@ -42,7 +43,7 @@ def test_every_algorithm_takes_eval_defaulting_to_hand_unless_measured(game: str
         assert len(spec) == 1, entry["name"]
         default = "learned" if (entry["name"], game) in LEARNED_DEFAULT else "hand"
         assert spec[0]["default"] == default, entry["name"]
-        assert spec[0]["choices"] == ["hand", "learned"]
+        assert spec[0]["choices"] == ["hand", "learned", "scaled"]
         assert validate_params(entry["name"], {}, game)["eval"] == default
 
 
@@ -65,7 +66,7 @@ def test_a_learned_default_falls_back_to_hand_without_weights(no_learned_weights
 
 
 def test_an_unknown_evaluation_is_refused_by_name() -> None:
-    with pytest.raises(InvalidParameterError, match="'eval' must be one of hand, learned"):
+    with pytest.raises(InvalidParameterError, match="'eval' must be one of hand, learned, scaled"):
         validate_params("alphabeta", {"eval": "neural"}, "knight")
 
 
@@ -106,7 +107,10 @@ def test_the_choice_is_written_into_the_state() -> None:
     assert controller.root[EVAL] == HAND_EVAL
     s = controller.root.copy()
     assert with_eval(s, {"eval": "learned"})[EVAL] == LEARNED_EVAL
+    assert with_eval(s, {"eval": "scaled"})[EVAL] == SCALED_EVAL
     assert with_eval(s, {})[EVAL] == HAND_EVAL
+    chess = SearchController("chess", algorithm="mcts", params={"eval": "scaled"})
+    assert chess.root[EVAL] == SCALED_EVAL
 
 
 def test_uci_offers_eval_for_every_algorithm() -> None:
@@ -115,9 +119,11 @@ def test_uci_offers_eval_for_every_algorithm() -> None:
         option = options.get(f"{name}.eval")
         assert option.type == "combo"
         if (name, "knight") in LEARNED_DEFAULT:  # a default per game: "auto" picks it
-            assert option.default == "auto" and option.choices == ("auto", "hand", "learned")
+            assert option.default == "auto"
+            assert option.choices == ("auto", "hand", "learned", "scaled")
         else:
-            assert option.default == "hand" and option.choices == ("hand", "learned")
+            assert option.default == "hand"
+            assert option.choices == ("hand", "learned", "scaled")
 
 
 def test_a_match_spec_passes_eval_to_the_engine_as_its_uci_option() -> None:

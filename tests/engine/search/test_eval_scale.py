@@ -1,11 +1,14 @@
-"""The chess evaluation's scale: drawish material and the fifty-move clock shrink a lead."""
+"""``eval = scaled``: drawish material and the fifty-move clock shrink a chess lead; the
+default hand evaluation stays the linear score."""
 
 from __future__ import annotations
 
 import chess
+import numpy as np
 import pytest
 
 from engine.core.convert import state_from_fen
+from engine.core.state import EVAL, SCALED_EVAL
 from engine.search.eval_scale import (
     ONE_PAWN,
     OPPOSITE_BISHOPS,
@@ -14,6 +17,13 @@ from engine.search.eval_scale import (
     chess_scale,
 )
 from engine.search.evaluation import centipawns, evaluate, squash
+
+
+def scaled_state(fen: str, game: str = "chess") -> np.ndarray:
+    """``fen`` as a state that asks for the scaled evaluation."""
+    s = state_from_fen(fen, game)
+    s[EVAL] = SCALED_EVAL
+    return s
 
 
 def scaled(fen: str) -> float:
@@ -45,31 +55,34 @@ def test_material_that_cannot_win_scales_the_lead_down(fen: str, want: float) ->
 def test_the_strong_side_is_the_one_the_score_favours_whoever_moves() -> None:
     """A bare knight scores 0 for either side to move, and for either colour."""
     for fen in ("8/8/3N4/3k4/8/8/5K2/8 w - - 0 1", "8/8/3N4/3k4/8/8/5K2/8 b - - 0 1"):
-        assert evaluate(state_from_fen(fen)) == 0.0
+        assert evaluate(scaled_state(fen)) == 0.0
         mirrored = chess.Board(fen).mirror().fen()
-        assert evaluate(state_from_fen(mirrored)) == 0.0
+        assert evaluate(scaled_state(mirrored)) == 0.0
+        assert evaluate(state_from_fen(fen)) != 0.0  # the default hand evaluation: linear
 
 
 def test_the_fifty_move_clock_shrinks_a_lead_in_proportion() -> None:
-    fresh = state_from_fen("8/8/4k3/8/8/3K4/3P4/3R4 w - - 0 1")
-    late = state_from_fen("8/8/4k3/8/8/3K4/3P4/3R4 w - - 60 1")
+    fresh = scaled_state("8/8/4k3/8/8/3K4/3P4/3R4 w - - 0 1")
+    late = scaled_state("8/8/4k3/8/8/3K4/3P4/3R4 w - - 60 1")
     cp = centipawns(fresh)
     assert centipawns(late) == pytest.approx(cp)  # the linear score does not see the clock
     assert evaluate(fresh) == pytest.approx(squash(cp))
     assert evaluate(late) == pytest.approx(squash(cp * 0.7))
-    beyond = state_from_fen("8/8/4k3/8/8/3K4/3P4/3R4 w - - 150 1")
+    beyond = scaled_state("8/8/4k3/8/8/3K4/3P4/3R4 w - - 150 1")
     assert evaluate(beyond) == pytest.approx(squash(cp * 0.5))
+    hand = state_from_fen("8/8/4k3/8/8/3K4/3P4/3R4 w - - 60 1")
+    assert evaluate(hand) == squash(centipawns(hand))  # the default does not scale
 
 
 def test_knight_and_pawn_against_bishop_counts_half() -> None:
     """The ending the tactics suite's capture-24 was lost to: the extra pawn counted in
     full made trading the rook for the bishop look better than winning the rook."""
-    drawish = evaluate(state_from_fen("4k3/8/6bP/5K2/8/N7/8/8 w - - 0 1"))
+    drawish = evaluate(scaled_state("4k3/8/6bP/5K2/8/N7/8/8 w - - 0 1"))
     plain = centipawns(state_from_fen("4k3/8/6bP/5K2/8/N7/8/8 w - - 0 1"))
     assert 0 < drawish == pytest.approx(squash(plain * ONE_PAWN))
 
 
 def test_knight_chess_is_not_scaled() -> None:
-    s = state_from_fen("8/8/8/3n4/8/4N3/8/N7 w - - 40 1", "knight")
+    s = scaled_state("8/8/8/3n4/8/4N3/8/N7 w - - 40 1", "knight")
     assert chess_scale(s, centipawns(s)) == 1.0
     assert evaluate(s) == squash(centipawns(s))
