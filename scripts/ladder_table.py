@@ -6,9 +6,12 @@
 Each ``*.json`` there is what ``canopy match --json`` printed, plus three keys written when
 the match was filed: ``section`` (which table it belongs to: ``alphabeta``, ``stockfish``,
 ``seed`` or ``mcts``), ``commit`` (the code the engines ran) and ``date``; the development
-rows (``mcts``) also ``note`` (what changed) and ``order`` (their place in the story). Each table is
-written between ``<!-- ladder300:SECTION:begin -->`` and ``<!-- ladder300:SECTION:end -->``,
-the commands that re-run its rows after it; the rest of the file is left alone.
+rows (``mcts``) also ``note`` (what changed) and ``order`` (their place in the story), and a
+row whose engines are spelled otherwise today ``rerun`` (the ``--engine`` specs that play it
+with today's code: session 45's ``eval = scaled`` rows ran when the scale was the default).
+Each table is written between ``<!-- ladder300:SECTION:begin -->`` and
+``<!-- ladder300:SECTION:end -->``, the commands that re-run its rows after it; the rest of
+the file is left alone.
 """
 
 from __future__ import annotations
@@ -63,7 +66,8 @@ def row(data: dict[str, Any], notes: bool) -> str:
 
 
 def command(data: dict[str, Any]) -> str:
-    specs = " ".join(f"--engine {shlex.quote(e['spec'])}" for e in data["engines"])
+    played = [e["spec"] for e in data["engines"]]
+    specs = " ".join(f"--engine {shlex.quote(spec)}" for spec in data.get("rerun", played))
     return (
         f"canopy match --game {data['game']} {specs} --games {data['games']} "
         f"--movetime 300 --concurrency 1 --seed {data['seed']}"

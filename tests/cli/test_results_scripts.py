@@ -135,3 +135,17 @@ def test_paired_games_refuses_a_file_with_one_opening_twice_in_one_colour(
     path = _pgn(tmp_path / "twice.pgn", [("o1", "w", "1-0"), ("o1", "w", "0-1")])
     with pytest.raises(SystemExit, match="o1"):
         paired.candidate_scores(path, "alphabeta")
+
+
+def test_ladder_commands_replay_a_row_with_todays_spelling_when_it_changed() -> None:
+    _script("plot_results")  # ladder_table imports it by name
+    ladder = _script("ladder_table")
+    data = _result("chess", "mcts:c_root=1", "alphabeta", 1, 0, 0)
+    data["engines"] = [{"spec": "mcts:c_root=1"}, {"spec": "alphabeta"}]
+    data["seed"] = 41
+    assert "--engine mcts:c_root=1 --engine alphabeta --games 1" in ladder.command(data)
+    data["rerun"] = ["mcts:c_root=1,eval=scaled", "alphabeta:eval=scaled"]
+    assert (
+        "--engine mcts:c_root=1,eval=scaled --engine alphabeta:eval=scaled --games 1 "
+        "--movetime 300 --concurrency 1 --seed 41"
+    ) in ladder.command(data)
