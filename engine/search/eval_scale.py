@@ -50,6 +50,7 @@ from engine.core.state import (
     TURN,
     WHITE_BB,
 )
+from engine.core.tables import LIGHT_SQUARES
 
 # Nominal piece values (centipawns) for the material rules; the fitted weights would shift
 # them by a few points from fit to fit, and the rules are about which pieces, not how much.
@@ -63,7 +64,6 @@ ONE_PAWN = 0.5
 OPPOSITE_BISHOPS = 0.5
 FIFTY_PLIES = 100
 FIFTY_PLIES_U = np.uint64(FIFTY_PLIES)  # the clock's own type: no int/uint mixing in numba
-LIGHT_SQUARES = np.uint64(0x55AA55AA55AA55AA)
 
 
 @njit(cache=True, nogil=True)
