@@ -22,7 +22,6 @@ before pairing). The candidate is the player whose name does not start with
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engine.match.probe import read_pgn  # noqa: E402
+from engine.match.stats import mean_and_error  # noqa: E402
 
 #: The candidate's points for a result, when it had White.
 POINTS = {"1-0": 1.0, "1/2-1/2": 0.5, "0-1": 0.0}
@@ -68,8 +68,7 @@ class Paired:
 
     def line(self) -> str:
         n = len(self.diffs)
-        mean = sum(self.diffs) / n if n else 0.0
-        spread = math.sqrt(sum((d - mean) ** 2 for d in self.diffs) / (n - 1) / n) if n > 1 else 0.0
+        mean, spread = mean_and_error(self.diffs) if n > 1 else (sum(self.diffs) / max(n, 1), 0.0)
         return (
             f"{self.label}: new {percent(self.new_points, self.new_games)} "
             f"base {percent(self.base_points, self.base_games)}  "

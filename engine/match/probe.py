@@ -29,6 +29,7 @@ import chess
 import chess.engine
 import chess.pgn
 
+from engine.match.stats import mean_and_error
 from engine.search.controller import SearchController
 
 #: A move's loss is counted up to this many centipawns: a blunder in a position already
@@ -219,7 +220,4 @@ def paired_difference(a: ProbeResult, b: ProbeResult) -> tuple[float, float]:
     own difficulty, which is most of the spread between two settings' figures."""
     if a.positions != b.positions or a.positions < 2:
         raise ValueError("paired results need the same positions, at least two")
-    diffs = [x - y for x, y in zip(a.losses, b.losses, strict=True)]
-    mean = sum(diffs) / len(diffs)
-    var = sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1)
-    return mean, (var / len(diffs)) ** 0.5
+    return mean_and_error([x - y for x, y in zip(a.losses, b.losses, strict=True)])

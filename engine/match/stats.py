@@ -23,6 +23,7 @@ evaluation's squash use).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.errors import CanopyError
@@ -49,6 +50,18 @@ def per_game_variance(wins: int, draws: int, losses: int) -> float:
         return 0.0
     s = (wins + 0.5 * draws) / n
     return (wins * (1 - s) ** 2 + draws * (0.5 - s) ** 2 + losses * s**2) / n
+
+
+def mean_and_error(values: Sequence[float]) -> tuple[float, float]:
+    """The mean of ``values`` (at least two) and its standard error, from their sample
+    variance. The paired figures read it: two settings' differences position by position
+    (:func:`engine.match.probe.paired_difference`) or game by game
+    (``scripts/paired_games.py``), where pairing removes what the positions or openings
+    themselves were worth."""
+    n = len(values)
+    mean = sum(values) / n
+    variance = sum((v - mean) ** 2 for v in values) / (n - 1)
+    return mean, math.sqrt(variance / n)
 
 
 def wilson(p: float, n: int, z: float = Z95) -> tuple[float, float]:
