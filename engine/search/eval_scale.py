@@ -62,8 +62,7 @@ ROOK_VS_MINOR = 0.0625
 PIECES_NO_PAWNS = 0.22
 ONE_PAWN = 0.5
 OPPOSITE_BISHOPS = 0.5
-FIFTY_PLIES = 100
-FIFTY_PLIES_U = np.uint64(FIFTY_PLIES)  # the clock's own type: no int/uint mixing in numba
+FIFTY_PLIES = np.uint64(100)  # the clock's own type: no int/uint mixing in numba
 
 
 @njit(cache=True, nogil=True)
@@ -118,5 +117,5 @@ def chess_scale(s: np.ndarray, cp: float) -> float:
         return 1.0
     mover = np.int64(s[TURN])
     strong = mover if cp > 0.0 else 1 - mover
-    clock = float(min(s[HALFMOVE], FIFTY_PLIES_U))
+    clock = float(min(s[HALFMOVE], FIFTY_PLIES))
     return material_scale(s, strong) * (200.0 - clock) / 200.0
