@@ -149,13 +149,14 @@ def batch_evaluate(states: np.ndarray) -> np.ndarray:
     return out
 
 
+#: The ``eval`` parameter's choices and the ``EVAL`` slot value each sets.
+EVAL_SLOTS = {"hand": HAND_EVAL, "learned": LEARNED_EVAL, "scaled": SCALED_EVAL}
+
+
 def with_eval(state: np.ndarray, params: dict[str, object]) -> np.ndarray:
     """``state`` with its ``EVAL`` slot set as ``params["eval"]`` says (``hand`` when the
     algorithm has no such parameter); the same array, changed in place."""
-    choice = params.get("eval")
-    state[EVAL] = (
-        LEARNED_EVAL if choice == "learned" else SCALED_EVAL if choice == "scaled" else HAND_EVAL
-    )
+    state[EVAL] = EVAL_SLOTS.get(str(params.get("eval")), HAND_EVAL)
     return state
 
 

@@ -14,7 +14,7 @@ from engine.learn.ntuple import Model, tuple_squares
 from engine.match.spec import parse_spec
 from engine.search import learned_weights
 from engine.search.controller import SearchController
-from engine.search.evaluation import with_eval
+from engine.search.evaluation import EVAL_SLOTS, with_eval
 from engine.search.learned_weights import save_weights
 from engine.search.params import EVAL_PARAM
 from engine.search.registry import ALGORITHMS, describe_algorithms, validate_params
@@ -109,6 +109,7 @@ def test_the_choice_is_written_into_the_state() -> None:
     assert with_eval(s, {"eval": "learned"})[EVAL] == LEARNED_EVAL
     assert with_eval(s, {"eval": "scaled"})[EVAL] == SCALED_EVAL
     assert with_eval(s, {})[EVAL] == HAND_EVAL
+    assert set(EVAL_SLOTS) == set(EVAL_PARAM.choices)  # every choice has its slot
     chess = SearchController("chess", algorithm="mcts", params={"eval": "scaled"})
     assert chess.root[EVAL] == SCALED_EVAL
 
