@@ -27,6 +27,14 @@ def legal_moves(s: np.ndarray, out: np.ndarray) -> int:
 
 
 @njit(cache=True, nogil=True, inline="always")
+def has_legal_move(s: np.ndarray) -> bool:
+    """Whether ``s`` has a legal move (:func:`legal_moves` ``> 0``), without listing them."""
+    if s[GAME] == CHESS:
+        return chess_core.has_legal_move(s)
+    return knight_core.has_legal_move(s)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def make_move(s: np.ndarray, m: int) -> None:
     """Play legal move ``m`` on ``s`` in place."""
     if s[GAME] == CHESS:

@@ -25,6 +25,7 @@ from engine.core.borrow import borrow
 from engine.core.chess_core import piece_at
 from engine.core.games import (
     exchange_balance,
+    has_legal_move,
     in_check,
     legal_moves,
     make_move,
@@ -284,17 +285,21 @@ def qsearch(ctx: tuple, ply: int, alpha: float, beta: float, ply_offset: int, qd
     if _enter(ctx, ply):
         return 0.0
     s = states[ply]
+    checked = qdepth < MAX_QDEPTH and ply < MAX_PLY and in_check(s)
+    stand = 0.0
+    if not checked:
+        stand = evaluate(s)
+        if stand >= beta or qdepth >= MAX_QDEPTH or ply >= MAX_PLY:
+            # Standing pat: the moves are not needed, only whether there is one (the
+            # status reads no more of their count), so none are listed.
+            code = status(s, 1 if has_legal_move(s) else 0)
+            return stand if code == ONGOING else terminal_score(s, code, ply + ply_offset)
     n = legal_moves(s, moves[ply])
     code = status(s, n)
     if code != ONGOING:
         return terminal_score(s, code, ply + ply_offset)
-    checked = qdepth < MAX_QDEPTH and ply < MAX_PLY and in_check(s)
-    if not checked:
-        stand = evaluate(s)
-        if stand >= beta or qdepth >= MAX_QDEPTH or ply >= MAX_PLY:
-            return stand
-        if stand > alpha:
-            alpha = stand
+    if not checked and stand > alpha:
+        alpha = stand
     score_moves(s, moves[ply], order[ply], n, -1, killers[ply])
     child = states[ply + 1]
     best = -INF  # in check: fail-soft, so only losing evasions say how bad they are
