@@ -44,7 +44,13 @@ from engine.core.state import (
     STATE_SIZE,
     TURN,
 )
-from engine.search.evaluation import PLY_PENALTY, WIN, evaluate, game_value
+from engine.search.evaluation import (
+    FEATURE_SCRATCH,
+    PLY_PENALTY,
+    WIN,
+    evaluate_into,
+    game_value,
+)
 
 MAX_PLY = 96
 MAX_QDEPTH = 12
@@ -73,6 +79,7 @@ CONTEXT = types.Tuple(
         types.int64[::1],  # stats
         types.uint8[::1],  # stop flag, set by another thread
         types.uint64[::1],  # keys of the game's earlier positions (for repetition)
+        types.float64[::1],  # the evaluation's feature scratch (evaluate_into)
     )
 )
 
@@ -97,13 +104,14 @@ class SearchContext:
         self.stats = np.zeros(8, dtype=np.int64)
         self.stop = np.zeros(1, dtype=np.uint8)
         self.history = np.zeros(1024, dtype=np.uint64)
+        self.features = np.zeros(FEATURE_SCRATCH, dtype=np.float64)
 
     @property
     def arrays(self) -> tuple[np.ndarray, ...]:
         return (
             self.states, self.moves, self.order, self.killers, self.pv, self.pv_len,
             self.tt_key, self.tt_move, self.tt_score, self.tt_depth, self.tt_flag,
-            self.stats, self.stop, self.history,
+            self.stats, self.stop, self.history, self.features,
         )  # fmt: skip
 
     @property
@@ -288,7 +296,7 @@ def qsearch(ctx: tuple, ply: int, alpha: float, beta: float, ply_offset: int, qd
     checked = qdepth < MAX_QDEPTH and ply < MAX_PLY and in_check(s)
     stand = 0.0
     if not checked:
-        stand = evaluate(s)
+        stand = evaluate_into(s, ctx[14])
         if stand >= beta or qdepth >= MAX_QDEPTH or ply >= MAX_PLY:
             # Standing pat: the moves are not needed, only whether there is one (the
             # status reads no more of their count), so none are listed.
@@ -360,7 +368,7 @@ def negamax(
     if depth <= 0 or ply >= MAX_PLY:
         if quiesce:
             return qsearch(ctx, ply, alpha, beta, ply_offset, 0)
-        return evaluate(s)
+        return evaluate_into(s, ctx[14])
 
     key = s[HASH]
     slot = np.int64(key & np.uint64(tt_key.shape[0] - 1))

@@ -164,7 +164,8 @@ def pawn_attacks(pawns: np.uint64, color: int) -> np.uint64:
 
 @njit(cache=True, nogil=True)
 def chess_features(s: np.ndarray, f: np.ndarray) -> float:
-    """Fill ``f`` (length ``N_CHESS``) with White-minus-Black features; return the phase."""
+    """Fill ``f``'s first ``N_CHESS`` entries (it may be longer: a search's scratch for
+    either game) with White-minus-Black features; return the phase."""
     for i in range(N_CHESS):
         f[i] = 0.0
     occ = s[WHITE_BB] | s[WHITE_BB + 1]
@@ -250,7 +251,7 @@ def chess_features(s: np.ndarray, f: np.ndarray) -> float:
 
 @njit(cache=True, nogil=True)
 def knight_features(s: np.ndarray, f: np.ndarray) -> float:
-    """Fill ``f`` (length ``N_KNIGHT``) with knight-chess features; return the phase.
+    """Fill ``f``'s first ``N_KNIGHT`` entries with knight-chess features; return the phase.
 
     The phase falls linearly from 24 at the start to 0 at the 200-ply rule.
     """

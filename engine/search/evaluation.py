@@ -66,36 +66,47 @@ KNIGHT_MG, KNIGHT_EG = WEIGHTS.knight_mg.copy(), WEIGHTS.knight_eg.copy()
 
 @njit(cache=True, nogil=True)
 def tapered(f: np.ndarray, phase: float, w_mg: np.ndarray, w_eg: np.ndarray) -> float:
-    """``(w_mg · f · phase + w_eg · f · (24 − phase)) / 24``: White's score in centipawns."""
+    """``(w_mg · f · phase + w_eg · f · (24 − phase)) / 24``: White's score in centipawns.
+    ``f`` may be longer than the weights (a scratch vector for either game's features)."""
     mg = 0.0
     eg = 0.0
-    for i in range(f.shape[0]):
+    for i in range(w_mg.shape[0]):
         mg += w_mg[i] * f[i]
         eg += w_eg[i] * f[i]
     return (mg * phase + eg * (MAX_PHASE - phase)) / MAX_PHASE
 
 
+#: Length of the feature vector :func:`evaluate_into` needs as scratch (either game's).
+FEATURE_SCRATCH = max(N_CHESS, N_KNIGHT)
+
+
 @njit(cache=True, nogil=True)
-def chess_cp(s: np.ndarray) -> float:
-    """Chess score in centipawns for the side to move."""
-    f = np.empty(N_CHESS)
+def chess_cp(s: np.ndarray, f: np.ndarray) -> float:
+    """Chess score in centipawns for the side to move (``f``: scratch for the features)."""
     cp = tapered(f, chess_features(s, f), CHESS_MG, CHESS_EG)
     return cp if s[TURN] == 0 else -cp
 
 
 @njit(cache=True, nogil=True)
-def knight_cp(s: np.ndarray) -> float:
-    """Knight-chess score in centipawns for the side to move."""
-    f = np.empty(N_KNIGHT)
+def knight_cp(s: np.ndarray, f: np.ndarray) -> float:
+    """Knight-chess score in centipawns for the side to move (``f``: scratch)."""
     cp = tapered(f, knight_features(s, f), KNIGHT_MG, KNIGHT_EG)
     return cp if s[TURN] == 0 else -cp
 
 
 @njit(cache=True, nogil=True)
-def centipawns(s: np.ndarray) -> float:
+def centipawns_into(s: np.ndarray, f: np.ndarray) -> float:
+    """:func:`centipawns` with ``f`` (length :data:`FEATURE_SCRATCH`) as the features'
+    scratch, which the caller keeps: no array is allocated per call."""
     if s[GAME] == CHESS:
-        return chess_cp(s)
-    return knight_cp(s)
+        return chess_cp(s, f)
+    return knight_cp(s, f)
+
+
+@njit(cache=True, nogil=True)
+def centipawns(s: np.ndarray) -> float:
+    """The hand score in centipawns for the side to move."""
+    return centipawns_into(s, np.empty(FEATURE_SCRATCH))
 
 
 @njit(cache=True, nogil=True)
@@ -120,7 +131,17 @@ def squash(cp: float) -> float:
 
 @njit(cache=True, nogil=True)
 def evaluate(s: np.ndarray) -> float:
-    """Static evaluation in [-1, 1] for the side to move.
+    """Static evaluation in [-1, 1] for the side to move (:func:`evaluate_into` with a
+    scratch vector of its own)."""
+    return evaluate_into(s, np.empty(FEATURE_SCRATCH))
+
+
+@njit(cache=True, nogil=True)
+def evaluate_into(s: np.ndarray, f: np.ndarray) -> float:
+    """Static evaluation in [-1, 1] for the side to move; ``f`` (length
+    :data:`FEATURE_SCRATCH`) is the features' scratch. The searches pass one they keep
+    (:class:`engine.search.alphabeta_core.SearchContext`): allocating a feature vector
+    was about a quarter of an evaluation's cost, on every node of a quiescence search.
 
     The state's ``EVAL`` slot chooses it: the hand evaluation (``squash(centipawns)``,
     the default), the scaled hand evaluation (the centipawns first scaled by how much of
@@ -134,7 +155,7 @@ def evaluate(s: np.ndarray) -> float:
         if s[GAME] == KNIGHT_CHESS:
             return learned_knight(s)
         return learned_chess(s)
-    cp = centipawns(s)
+    cp = centipawns_into(s, f)
     if s[EVAL] == SCALED_EVAL:
         cp *= chess_scale(s, cp)
     return squash(cp)

@@ -9,7 +9,17 @@ import pytest
 from engine.core.convert import state_from_board, state_from_fen
 from engine.core.state import PLY
 from engine.search.eval_features import C_TEMPO, N_CHESS, chess_features
-from engine.search.evaluation import CHESS_EG, CHESS_MG, centipawns, evaluate, squash, unsquash
+from engine.search.evaluation import (
+    CHESS_EG,
+    CHESS_MG,
+    FEATURE_SCRATCH,
+    centipawns,
+    evaluate,
+    evaluate_into,
+    squash,
+    unsquash,
+)
+from tests.positions import random_positions
 
 CHESS_FENS = [
     "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
@@ -78,3 +88,13 @@ def test_start_positions_are_about_level() -> None:
 def test_knight_eval_counts_knights_first() -> None:
     more = state_from_fen("8/8/8/3n4/8/4N3/8/N7 w - - 0 1", "knight")
     assert centipawns(more) > 80
+
+
+@pytest.mark.parametrize("game", ["chess", "knight"])
+def test_evaluate_into_a_kept_scratch_equals_evaluate(game: str) -> None:
+    # The searches evaluate into one feature vector they keep (SearchContext.features),
+    # the other callers into a fresh one: the same score to the bit, for either game,
+    # whatever an earlier call left in the scratch.
+    scratch = np.full(FEATURE_SCRATCH, np.nan)
+    for s in random_positions(game, 300, seed=2):
+        assert evaluate_into(s, scratch) == evaluate(s)
