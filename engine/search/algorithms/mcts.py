@@ -952,7 +952,8 @@ class MCTS(Algorithm):
             "weight α of the implicit minimax value in (1 − α)·Q + α·minimax (0: off)",
             min=0.0, max=1.0,
             game_defaults={"chess": 1.0},  # with every child scored, minimax leads
-            # (0.8: -3.4 points a game against alphabeta, 160 paired; results.md, session 46)
+            # (against alphabeta, 160 paired: 0.8 -3.4 points a game, session 46; 0.9 -7.5,
+            # session 47; results.md)
         ),
         ParamSpec(
             "centre", "float", 0.0,
