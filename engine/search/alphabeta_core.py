@@ -298,8 +298,8 @@ def qsearch(ctx: tuple, ply: int, alpha: float, beta: float, ply_offset: int, qd
     if not checked:
         stand = evaluate_into(s, ctx[14])
         if stand >= beta or qdepth >= MAX_QDEPTH or ply >= MAX_PLY:
-            # Standing pat: the moves are not needed, only whether there is one (the
-            # status reads no more of their count), so none are listed.
+            # Standing pat needs no move list, only whether there is a move: the status
+            # asks no more of the count (none: stalemate or mate, not a standing score).
             code = status(s, 1 if has_legal_move(s) else 0)
             return stand if code == ONGOING else terminal_score(s, code, ply + ply_offset)
     n = legal_moves(s, moves[ply])

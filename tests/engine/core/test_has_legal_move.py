@@ -87,8 +87,8 @@ def test_knight_chess_agrees_with_the_move_count() -> None:
     buf = np.zeros(MAX_MOVES, dtype=np.int32)
     for s in random_positions("knight", 500, seed=4):
         assert has_legal_move(s) == (legal_moves(s, buf) > 0)
-    blocked = state_from_fen("8/8/8/8/8/8/8/N7 w - - 0 1", "knight")
-    assert has_legal_move(blocked)
+    assert has_legal_move(state_from_fen("8/8/8/8/8/8/8/N6n w - - 0 1", "knight"))
+    assert not has_legal_move(state_from_fen("8/8/8/8/8/8/8/n7 w - - 0 1", "knight"))
 
 
 def test_the_quiescence_search_standing_pat_still_reads_a_stalemate_as_a_draw() -> None:
