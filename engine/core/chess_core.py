@@ -303,44 +303,11 @@ def _add_pawn_move(out: np.ndarray, n: int, m: int, to: int) -> int:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def pinned_pieces(
-    s: np.ndarray, ksq: int, occ: np.uint64, own: np.uint64, enemy: np.uint64
-) -> np.uint64:
-    """Own pieces alone between the king on ``ksq`` and an enemy slider: they may move
-    only along the line through their king."""
-    pinned = U0
-    snipers = (
-        (ROOK_EMPTY[ksq] & (s[ROOK] | s[QUEEN])) | (BISHOP_EMPTY[ksq] & (s[BISHOP] | s[QUEEN]))
-    ) & enemy
-    while snipers:
-        sn = lsb(snipers)
-        snipers = pop_lsb(snipers)
-        b = BETWEEN[ksq, sn] & occ
-        if b and not (b & (b - U1)) and (b & own):
-            pinned |= b
-    return pinned
-
-
-@njit(cache=True, nogil=True, inline="always")
-def en_passant_legal(
-    s: np.ndarray, frm: int, ep: int, ksq: int, occ: np.uint64, enemy: np.uint64
-) -> bool:
-    """Whether the pawn on ``frm`` may take en passant on ``ep``: verified by recomputing
-    what attacks the king once both pawns have moved (the capture can open a rank)."""
-    us = np.int64(s[TURN])
-    cap = ep - 8 if us == WHITE else ep + 8
-    occ2 = (occ ^ SQ[frm] ^ SQ[cap]) | SQ[ep]
-    enemy2 = enemy ^ SQ[cap]
-    hit = rook_attacks(ksq, occ2) & (s[ROOK] | s[QUEEN])
-    hit |= bishop_attacks(ksq, occ2) & (s[BISHOP] | s[QUEEN])
-    hit |= KNIGHT_ATTACKS[ksq] & s[KNIGHT]
-    hit |= PAWN_ATTACKS[us, ksq] & s[PAWN]
-    return not (hit & enemy2)
-
-
-@njit(cache=True, nogil=True)
-def legal_moves(s: np.ndarray, out: np.ndarray) -> int:
-    """Write every legal move of ``s`` into ``out``; return how many."""
+def generate_moves(s: np.ndarray, out: np.ndarray, first: bool) -> int:
+    """Write the legal moves of ``s`` into ``out``; return how many. With ``first`` it
+    stops as soon as it has written one (:func:`has_legal_move`): one generator serves
+    both, and inlined with ``first`` a constant the stops cost :func:`legal_moves`
+    nothing."""
     us = np.int64(s[TURN])
     them = 1 - us
     own = s[WHITE_BB + us]
@@ -361,6 +328,8 @@ def legal_moves(s: np.ndarray, out: np.ndarray) -> int:
                 m |= FLAG_CAPTURE
             out[n] = m
             n += 1
+    if first and n:
+        return n
 
     checkers = attackers_of(s, ksq, occ, them)
     if checkers & (checkers - U1):
@@ -368,7 +337,17 @@ def legal_moves(s: np.ndarray, out: np.ndarray) -> int:
     mask = BETWEEN[ksq, lsb(checkers)] | checkers if checkers else FULL
     mask &= ~own
 
-    pinned = pinned_pieces(s, ksq, occ, own, enemy)
+    # Pinned pieces: own pieces alone between the king and an enemy slider.
+    pinned = U0
+    snipers = (
+        (ROOK_EMPTY[ksq] & (s[ROOK] | s[QUEEN])) | (BISHOP_EMPTY[ksq] & (s[BISHOP] | s[QUEEN]))
+    ) & enemy
+    while snipers:
+        sn = lsb(snipers)
+        snipers = pop_lsb(snipers)
+        b = BETWEEN[ksq, sn] & occ
+        if b and not (b & (b - U1)) and (b & own):
+            pinned |= b
 
     # Knights: a pinned knight can never move.
     pieces = s[KNIGHT] & own & ~pinned
@@ -376,6 +355,8 @@ def legal_moves(s: np.ndarray, out: np.ndarray) -> int:
         frm = lsb(pieces)
         pieces = pop_lsb(pieces)
         n = add_targets(out, n, frm, KNIGHT_ATTACKS[frm] & mask, enemy)
+        if first and n:
+            return n
 
     # Sliders.
     pieces = (s[BISHOP] | s[QUEEN]) & own
@@ -386,6 +367,8 @@ def legal_moves(s: np.ndarray, out: np.ndarray) -> int:
         if pinned & SQ[frm]:
             t &= LINE[ksq, frm]
         n = add_targets(out, n, frm, t, enemy)
+        if first and n:
+            return n
     pieces = (s[ROOK] | s[QUEEN]) & own
     while pieces:
         frm = lsb(pieces)
@@ -394,6 +377,8 @@ def legal_moves(s: np.ndarray, out: np.ndarray) -> int:
         if pinned & SQ[frm]:
             t &= LINE[ksq, frm]
         n = add_targets(out, n, frm, t, enemy)
+        if first and n:
+            return n
 
     # Pawns.
     step = 8 if us == WHITE else -8
@@ -420,13 +405,20 @@ def legal_moves(s: np.ndarray, out: np.ndarray) -> int:
             to = lsb(caps)
             caps = pop_lsb(caps)
             n = _add_pawn_move(out, n, frm | (to << 6) | FLAG_CAPTURE, to)
-        if (
-            ep != NO_SQUARE
-            and PAWN_ATTACKS[us, frm] & SQ[ep]
-            and en_passant_legal(s, frm, ep, ksq, occ, enemy)
-        ):
-            out[n] = frm | (ep << 6) | FLAG_CAPTURE | FLAG_EP
-            n += 1
+        if ep != NO_SQUARE and PAWN_ATTACKS[us, frm] & SQ[ep]:
+            # Verify by recomputing what attacks the king once both pawns have moved.
+            cap = ep - step
+            occ2 = (occ ^ SQ[frm] ^ SQ[cap]) | SQ[ep]
+            enemy2 = enemy ^ SQ[cap]
+            hit = rook_attacks(ksq, occ2) & (s[ROOK] | s[QUEEN])
+            hit |= bishop_attacks(ksq, occ2) & (s[BISHOP] | s[QUEEN])
+            hit |= KNIGHT_ATTACKS[ksq] & s[KNIGHT]
+            hit |= PAWN_ATTACKS[us, ksq] & s[PAWN]
+            if not (hit & enemy2):
+                out[n] = frm | (ep << 6) | FLAG_CAPTURE | FLAG_EP
+                n += 1
+        if first and n:
+            return n
 
     # Castling: never out of check, never through an attacked square.
     if not checkers:
@@ -445,78 +437,18 @@ def legal_moves(s: np.ndarray, out: np.ndarray) -> int:
 
 
 @njit(cache=True, nogil=True)
-def has_legal_move(s: np.ndarray) -> bool:
-    """Whether ``s`` has a legal move: :func:`legal_moves` ``> 0`` without listing them.
+def legal_moves(s: np.ndarray, out: np.ndarray) -> int:
+    """Write every legal move of ``s`` into ``out``; return how many."""
+    return generate_moves(s, out, False)
 
-    A quiescence search standing pat needs only this (a side without a move is
-    stalemated, it does not stand pat), and it comes on most nodes. Most positions
-    answer at their first knight, slider or pawn; the king's steps, an attack test
-    each, come last."""
-    us = np.int64(s[TURN])
-    them = 1 - us
-    own = s[WHITE_BB + us]
-    enemy = s[WHITE_BB + them]
-    occ = own | enemy
-    ksq = lsb(s[KING] & own)
-    checkers = attackers_of(s, ksq, occ, them)
-    if not (checkers & (checkers - U1)):  # not a double check: another piece may move
-        mask = BETWEEN[ksq, lsb(checkers)] | checkers if checkers else FULL
-        mask &= ~own
-        pinned = pinned_pieces(s, ksq, occ, own, enemy)
-        pieces = s[KNIGHT] & own & ~pinned
-        while pieces:
-            frm = lsb(pieces)
-            pieces = pop_lsb(pieces)
-            if KNIGHT_ATTACKS[frm] & mask:
-                return True
-        pieces = (s[BISHOP] | s[QUEEN]) & own
-        while pieces:
-            frm = lsb(pieces)
-            pieces = pop_lsb(pieces)
-            t = bishop_attacks(frm, occ) & mask
-            if t and (not (pinned & SQ[frm]) or t & LINE[ksq, frm]):
-                return True
-        pieces = (s[ROOK] | s[QUEEN]) & own
-        while pieces:
-            frm = lsb(pieces)
-            pieces = pop_lsb(pieces)
-            t = rook_attacks(frm, occ) & mask
-            if t and (not (pinned & SQ[frm]) or t & LINE[ksq, frm]):
-                return True
-        step = 8 if us == WHITE else -8
-        start_rank = RANK_2 if us == WHITE else RANK_7
-        ep = np.int64(s[EP])
-        pieces = s[PAWN] & own
-        while pieces:
-            frm = lsb(pieces)
-            pieces = pop_lsb(pieces)
-            allowed = mask
-            if pinned & SQ[frm]:
-                allowed &= LINE[ksq, frm]
-            to = frm + step
-            if not (occ & SQ[to]):
-                if allowed & SQ[to]:
-                    return True
-                if start_rank & SQ[frm] and not (occ & SQ[to + step]) and allowed & SQ[to + step]:
-                    return True
-            if PAWN_ATTACKS[us, frm] & enemy & allowed:
-                return True
-            if (
-                ep != NO_SQUARE
-                and PAWN_ATTACKS[us, frm] & SQ[ep]
-                and en_passant_legal(s, frm, ep, ksq, occ, enemy)
-            ):
-                return True
-    # The king's steps, with the king lifted so it cannot hide behind itself. Castling
-    # needs none of its own: a legal castling implies a legal step to the square crossed.
-    lifted = occ ^ SQ[ksq]
-    targets = KING_ATTACKS[ksq] & ~own
-    while targets:
-        to = lsb(targets)
-        targets = pop_lsb(targets)
-        if not is_attacked(s, to, lifted, them):
-            return True
-    return False
+
+@njit(cache=True, nogil=True)
+def has_legal_move(s: np.ndarray, out: np.ndarray) -> bool:
+    """Whether ``s`` has a legal move: :func:`legal_moves` stopped at the first one it
+    writes into ``out`` (scratch). A quiescence search standing pat needs only this (a
+    side without a move is stalemated, it does not stand pat); most positions answer at
+    the king's first safe step or the first piece that can move."""
+    return generate_moves(s, out, True) > 0
 
 
 # ---------------------------------------------------------------- make

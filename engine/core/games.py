@@ -27,11 +27,12 @@ def legal_moves(s: np.ndarray, out: np.ndarray) -> int:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def has_legal_move(s: np.ndarray) -> bool:
-    """Whether ``s`` has a legal move (:func:`legal_moves` ``> 0``), without listing them."""
+def has_legal_move(s: np.ndarray, out: np.ndarray) -> bool:
+    """Whether ``s`` has a legal move (``out``: scratch); chess stops generating at the
+    first, knight chess's generator is cheap enough to run whole."""
     if s[GAME] == CHESS:
-        return chess_core.has_legal_move(s)
-    return knight_core.has_legal_move(s)
+        return chess_core.has_legal_move(s, out)
+    return knight_core.legal_moves(s, out) > 0
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -50,19 +50,6 @@ def legal_moves(s: np.ndarray, out: np.ndarray) -> int:
 
 
 @njit(cache=True, nogil=True)
-def has_legal_move(s: np.ndarray) -> bool:
-    """Whether ``s`` has a legal jump: :func:`legal_moves` ``> 0`` without listing them."""
-    own = s[WHITE_BB + np.int64(s[TURN])]
-    pieces = own
-    while pieces:
-        frm = lsb(pieces)
-        pieces = pop_lsb(pieces)
-        if KNIGHT_ATTACKS[frm] & ~own:
-            return True
-    return False
-
-
-@njit(cache=True, nogil=True)
 def make_move(s: np.ndarray, m: int) -> None:
     """Play legal move ``m`` on ``s`` in place."""
     frm = m & 63

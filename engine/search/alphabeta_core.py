@@ -300,7 +300,7 @@ def qsearch(ctx: tuple, ply: int, alpha: float, beta: float, ply_offset: int, qd
         if stand >= beta or qdepth >= MAX_QDEPTH or ply >= MAX_PLY:
             # Standing pat needs no move list, only whether there is a move: the status
             # asks no more of the count (none: stalemate or mate, not a standing score).
-            code = status(s, 1 if has_legal_move(s) else 0)
+            code = status(s, 1 if has_legal_move(s, moves[ply]) else 0)
             return stand if code == ONGOING else terminal_score(s, code, ply + ply_offset)
     n = legal_moves(s, moves[ply])
     code = status(s, n)

@@ -17,6 +17,7 @@ from engine.search.alphabeta_core import INF, SearchContext, qsearch
 from engine.search.evaluation import evaluate
 from tests.positions import random_positions
 
+BUF = np.zeros(MAX_MOVES, dtype=np.int32)  # has_legal_move's scratch
 PIECES = [chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN]
 
 
@@ -45,7 +46,7 @@ def test_it_agrees_with_python_chess_on_sparse_positions() -> None:
     none = checks = 0
     for board in sparse_boards(20000, seed=5):
         expected = any(board.legal_moves)
-        assert has_legal_move(state_from_board(board)) == expected, board.fen()
+        assert has_legal_move(state_from_board(board), BUF) == expected, board.fen()
         none += not expected
         checks += board.is_check()
     assert none > 50 and checks > 3000  # stalemates and mates were met, checks often
@@ -57,7 +58,8 @@ def test_it_agrees_with_the_move_count_along_random_games_to_their_end() -> None
     for _ in range(40):
         board = chess.Board()
         while True:
-            assert has_legal_move(state_from_board(board)) == any(board.legal_moves), board.fen()
+            expected = any(board.legal_moves)
+            assert has_legal_move(state_from_board(board), BUF) == expected, board.fen()
             if board.is_game_over():
                 ends += not any(board.legal_moves)
                 break
@@ -80,15 +82,15 @@ def test_it_agrees_with_the_move_count_along_random_games_to_their_end() -> None
 def test_en_passant_stalemate_and_mate(fen: str, expected: bool) -> None:
     board = chess.Board(fen)
     assert any(board.legal_moves) == expected  # the case is what it says
-    assert has_legal_move(state_from_fen(fen)) == expected
+    assert has_legal_move(state_from_fen(fen), BUF) == expected
 
 
 def test_knight_chess_agrees_with_the_move_count() -> None:
     buf = np.zeros(MAX_MOVES, dtype=np.int32)
     for s in random_positions("knight", 500, seed=4):
-        assert has_legal_move(s) == (legal_moves(s, buf) > 0)
-    assert has_legal_move(state_from_fen("8/8/8/8/8/8/8/N6n w - - 0 1", "knight"))
-    assert not has_legal_move(state_from_fen("8/8/8/8/8/8/8/n7 w - - 0 1", "knight"))
+        assert has_legal_move(s, BUF) == (legal_moves(s, buf) > 0)
+    assert has_legal_move(state_from_fen("8/8/8/8/8/8/8/N6n w - - 0 1", "knight"), BUF)
+    assert not has_legal_move(state_from_fen("8/8/8/8/8/8/8/n7 w - - 0 1", "knight"), BUF)
 
 
 def test_the_quiescence_search_standing_pat_still_reads_a_stalemate_as_a_draw() -> None:
