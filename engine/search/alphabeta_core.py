@@ -35,9 +35,11 @@ from engine.core.games import (
 )
 from engine.core.state import (
     CHESS,
+    EVAL,
     FLAG_CAPTURE,
     GAME,
     HALFMOVE,
+    HAND_EVAL,
     HASH,
     MAX_MOVES,
     ONGOING,
@@ -80,8 +82,16 @@ CONTEXT = types.Tuple(
         types.uint8[::1],  # stop flag, set by another thread
         types.uint64[::1],  # keys of the game's earlier positions (for repetition)
         types.float64[::1],  # the evaluation's feature scratch (evaluate_into)
+        types.uint64[::1],  # evaluation cache: keys (evaluate_cached)
+        types.float64[::1],  # evaluation cache: scores
     )
 )
+
+#: Entries of a context's evaluation cache (:func:`evaluate_cached`): 1 MiB of keys and
+#: scores, enough for the positions one search of a few thousand nodes revisits.
+EVAL_CACHE_BITS = 14
+#: Set in a knight-chess position's cache key: the two games score one placement apart.
+KNIGHT_SALT = np.uint64(0x9E3779B97F4A7C15)
 
 
 class SearchContext:
@@ -105,6 +115,8 @@ class SearchContext:
         self.stop = np.zeros(1, dtype=np.uint8)
         self.history = np.zeros(1024, dtype=np.uint64)
         self.features = np.zeros(FEATURE_SCRATCH, dtype=np.float64)
+        self.eval_keys = np.zeros(1 << EVAL_CACHE_BITS, dtype=np.uint64)
+        self.eval_scores = np.zeros(1 << EVAL_CACHE_BITS, dtype=np.float64)
 
     @property
     def arrays(self) -> tuple[np.ndarray, ...]:
@@ -112,6 +124,7 @@ class SearchContext:
             self.states, self.moves, self.order, self.killers, self.pv, self.pv_len,
             self.tt_key, self.tt_move, self.tt_score, self.tt_depth, self.tt_flag,
             self.stats, self.stop, self.history, self.features,
+            self.eval_keys, self.eval_scores,
         )  # fmt: skip
 
     @property
@@ -209,6 +222,33 @@ def pick_next(moves: np.ndarray, order: np.ndarray, i: int, n: int) -> int:
     return moves[i]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def evaluate_cached(ctx: tuple, s: np.ndarray) -> float:
+    """:func:`evaluate_into` of ``s``, looked up first in the context's evaluation cache.
+
+    The searches evaluate the same positions again and again: a child first tried with
+    a null window and then searched exactly, a quiescence search behind
+    :func:`engine.search.parts.leaf.window_score`'s own first-node test, each
+    iteration of iterative deepening, ``rescore`` and ``refresh`` scoring a child
+    deeper. A position's hand evaluation depends on nothing but the position (its
+    Zobrist key names the pieces, the side to move, castling and en passant), so a
+    remembered score is the score: the search is the same, only cheaper. The scaled
+    and learned evaluations are computed every time (the scaled one also reads the
+    fifty-move clock, which the key leaves out). The key is compared whole, so only a
+    64-bit key collision could return another position's score."""
+    if s[EVAL] != HAND_EVAL:
+        return evaluate_into(s, ctx[14])
+    keys, scores = ctx[15], ctx[16]
+    key = s[HASH] if s[GAME] == CHESS else s[HASH] ^ KNIGHT_SALT
+    slot = np.int64(key & np.uint64(keys.shape[0] - 1))
+    if keys[slot] == key:
+        return scores[slot]
+    score = evaluate_into(s, ctx[14])
+    keys[slot] = key
+    scores[slot] = score
+    return score
+
+
 @njit(cache=True, nogil=True)
 def _repeated(states: np.ndarray, ply: int, history: np.ndarray, hist_len: int) -> bool:
     """The position at ``ply`` occurred before on this line or in the game (reversibly)."""
@@ -296,7 +336,7 @@ def qsearch(ctx: tuple, ply: int, alpha: float, beta: float, ply_offset: int, qd
     checked = qdepth < MAX_QDEPTH and ply < MAX_PLY and in_check(s)
     stand = 0.0
     if not checked:
-        stand = evaluate_into(s, ctx[14])
+        stand = evaluate_cached(ctx, s)
         if stand >= beta or qdepth >= MAX_QDEPTH or ply >= MAX_PLY:
             # Standing pat needs no move list, only whether there is a move: the status
             # asks no more of the count (none: stalemate or mate, not a standing score).
@@ -368,7 +408,7 @@ def negamax(
     if depth <= 0 or ply >= MAX_PLY:
         if quiesce:
             return qsearch(ctx, ply, alpha, beta, ply_offset, 0)
-        return evaluate_into(s, ctx[14])
+        return evaluate_cached(ctx, s)
 
     key = s[HASH]
     slot = np.int64(key & np.uint64(tt_key.shape[0] - 1))

@@ -24,11 +24,11 @@ from engine.search.alphabeta_core import (
     ABORTED,
     INF,
     NODES,
+    evaluate_cached,
     negamax,
     qsearch,
     terminal_score,
 )
-from engine.search.evaluation import evaluate_into
 
 CACHE_SLOT_BYTES = 12  # uint64 key + float32 score
 
@@ -109,7 +109,7 @@ def window_score(
         # moves, shown bad by the evaluation alone). This skips that node's move
         # generation; only a stalemate (no legal move, not in check, yet a standing
         # score at or above ``beta``) reads otherwise.
-        stand = evaluate_into(s, ctx[14])
+        stand = evaluate_cached(ctx, s)
         if stand >= beta:
             ctx[5][0] = 0
             ctx[11][NODES] += 1
@@ -120,7 +120,7 @@ def window_score(
     if quiesce:
         return qsearch(ctx, 0, alpha, beta, ply_offset, 0)
     ctx[5][0] = 0
-    return evaluate_into(s, ctx[14])
+    return evaluate_cached(ctx, s)
 
 
 @njit(cache=True, nogil=True)
