@@ -43,6 +43,7 @@ from engine.core.state import (
     HASH,
     MAX_MOVES,
     ONGOING,
+    PLY,
     STATE_SIZE,
     TURN,
 )
@@ -87,11 +88,15 @@ CONTEXT = types.Tuple(
     )
 )
 
-#: Entries of a context's evaluation cache (:func:`evaluate_cached`): 1 MiB of keys and
-#: scores, enough for the positions one search of a few thousand nodes revisits.
+#: Entries of a context's evaluation cache (:func:`evaluate_cached`): 256 KiB of keys and
+#: scores (2^16 measured no faster; 2^18 slower, the page faults of a fresh table).
 EVAL_CACHE_BITS = 14
 #: Set in a knight-chess position's cache key: the two games score one placement apart.
 KNIGHT_SALT = np.uint64(0x9E3779B97F4A7C15)
+#: Times the ply, in a knight-chess key: its evaluation's phase runs down with the ply
+#: count to the 200-ply rule, which the Zobrist key leaves out (an odd constant, so every
+#: ply below 2^64 gives another multiple).
+KNIGHT_PLY_MIX = np.uint64(0xC2B2AE3D27D4EB4F)
 
 
 class SearchContext:
@@ -230,16 +235,19 @@ def evaluate_cached(ctx: tuple, s: np.ndarray) -> float:
     a null window and then searched exactly, a quiescence search behind
     :func:`engine.search.parts.leaf.window_score`'s own first-node test, each
     iteration of iterative deepening, ``rescore`` and ``refresh`` scoring a child
-    deeper. A position's hand evaluation depends on nothing but the position (its
-    Zobrist key names the pieces, the side to move, castling and en passant), so a
-    remembered score is the score: the search is the same, only cheaper. The scaled
-    and learned evaluations are computed every time (the scaled one also reads the
-    fifty-move clock, which the key leaves out). The key is compared whole, so only a
-    64-bit key collision could return another position's score."""
+    deeper. The chess hand evaluation depends on nothing but what the Zobrist key names
+    (the pieces, the side to move; castling and en passant too), so a remembered score is
+    the score: the search is the same, only cheaper. Knight chess's also reads the ply
+    (its phase), so its key mixes the ply in, and a salt keeps the two games apart. The
+    scaled and learned evaluations are computed every time (the scaled one also reads the
+    fifty-move clock). The key is compared whole, so only a 64-bit key collision could
+    return another position's score."""
     if s[EVAL] != HAND_EVAL:
         return evaluate_into(s, ctx[14])
     keys, scores = ctx[15], ctx[16]
-    key = s[HASH] if s[GAME] == CHESS else s[HASH] ^ KNIGHT_SALT
+    key = s[HASH]
+    if s[GAME] != CHESS:
+        key ^= KNIGHT_SALT ^ (s[PLY] * KNIGHT_PLY_MIX)
     slot = np.int64(key & np.uint64(keys.shape[0] - 1))
     if keys[slot] == key:
         return scores[slot]

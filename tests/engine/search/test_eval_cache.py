@@ -16,6 +16,7 @@ from engine.core.state import (
     HASH,
     KNIGHT_CHESS,
     LEARNED_EVAL,
+    PLY,
     SCALED_EVAL,
 )
 from engine.search.alphabeta_core import INF, NODES, SearchContext, evaluate_cached, qsearch
@@ -47,6 +48,19 @@ def test_the_two_games_do_not_share_an_entry() -> None:
     assert evaluate_cached(ctx.arrays, chess_twin) == evaluate(chess_twin)
     assert evaluate_cached(ctx.arrays, knight) == evaluate(knight)
     assert evaluate_cached(ctx.arrays, chess_twin) == evaluate(chess_twin)
+
+
+def test_a_knight_chess_placement_is_scored_at_its_own_ply() -> None:
+    # Knight chess's phase runs down with the ply count to the 200-ply rule: the same
+    # knights at ply 10 and at ply 150 score differently, under the same Zobrist key.
+    early = state_from_fen("8/1n6/2n5/8/3N4/8/6N1/8 w - - 0 6", "knight")
+    late = early.copy()
+    late[PLY] = 150
+    assert early[HASH] == late[HASH]
+    assert evaluate(early) != evaluate(late)  # the case is what it says
+    ctx = SearchContext(tt_bits=8)
+    for s in (early, late, early, late):
+        assert evaluate_cached(ctx.arrays, s) == evaluate(s)
 
 
 def test_the_scaled_and_learned_evaluations_are_not_cached() -> None:
