@@ -7,10 +7,15 @@ up. Run it on two checkouts, alternating, on an otherwise idle machine::
     python scripts/search_speed.py [--algorithm mcts] [--work 3000] [--rounds 3]
     PYTHONPATH=/tmp/canopy-base python scripts/search_speed.py
 
-The positions are the tactics suite's winning captures (``tests/data/tactics.epd``:
-middlegames and endings from Canopy's own games) and two openings. ``--work`` is
-iterations per position, or nodes for ``alphabeta``. Each search starts from scratch
-(a fresh tree and tables) with seed 0, so the same code gives the same fingerprint.
+The chess positions are the tactics suite's winning captures (``tests/data/tactics.epd``:
+middlegames and endings from Canopy's own games) and two openings; ``--game knight``
+searches the knight-chess start and three positions from one self-play game of it
+(the evaluation there reads the ply, so a change must keep that too). ``--work`` is
+iterations per position, or nodes for ``alphabeta``. Each position's search starts from
+scratch (a fresh tree and tables) with seed 0, so the same code gives the same
+fingerprint. ``--plies N`` plays each position on N moves, every one searched with the
+same work and with what the search kept from the move before (tree, tables, caches), as
+in a game: a change to what is kept shows there, where a fresh search would not meet it.
 """
 
 from __future__ import annotations
@@ -29,6 +34,12 @@ OPENINGS = (
     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
     "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
 )
+KNIGHT_POSITIONS = (
+    "nnnnnnnn/nnnnnnnn/8/8/8/8/NNNNNNNN/NNNNNNNN w - - 0 1",
+    "nnnnnnn1/nn1n1nn1/5nn1/3n4/8/1N2N3/NNNNNNNN/2N1NNNN w - - 2 5",
+    "1nnnnnn1/nn1n1nn1/6n1/8/8/1N2n3/NN1NNNNN/2N1N1NN w - - 0 9",
+    "2n1n1n1/nn1n1nn1/2n1n1n1/8/6N1/1N2N3/1N1NNN2/2N1N1NN b - - 1 12",
+)
 
 
 def positions(count: int) -> list[str]:
@@ -36,42 +47,58 @@ def positions(count: int) -> list[str]:
     return [*OPENINGS, *captures[:count]]
 
 
-def one_round(algorithm: str, fens: list[str], work: int) -> tuple[float, str]:
-    """Seconds spent searching (set-up excluded) and the results' fingerprint."""
+def one_round(
+    algorithm: str, fens: list[str], work: int, game: str = "chess", plies: int = 0
+) -> tuple[float, str]:
+    """Seconds spent searching (set-up excluded) and the results' fingerprint. With
+    ``plies``, each position is played on that many moves, each searched with the same
+    work and the kept tree and tables, as in a game: what a search carries from move to
+    move (the tree, the tables, the caches) must not change what it finds either."""
     digest = hashlib.sha1()
     seconds = 0.0
+    limit = {"nodes": work} if algorithm == "alphabeta" else {"iterations": work}
     for fen in fens:
         controller = SearchController(
-            "chess", fen, algorithm=algorithm, params={}, seed=0, tree_size=0
+            game, fen, algorithm=algorithm, params={}, seed=0, tree_size=0
         )
         try:
-            limit = {"nodes": work} if algorithm == "alphabeta" else {"iterations": work}
-            start = time.perf_counter()
-            info = controller.search(**limit)
-            seconds += time.perf_counter() - start
+            for ply in range(plies + 1):
+                start = time.perf_counter()
+                info = controller.search(**limit)
+                seconds += time.perf_counter() - start
+                digest.update(
+                    repr([(m.move, m.visits, round(m.eval, 9)) for m in info.moves]).encode()
+                )
+                if ply == plies or not info.bestmove:
+                    break
+                controller.play(info.bestmove)
         finally:
             controller.close()
-        digest.update(repr([(m.move, m.visits, round(m.eval, 9)) for m in info.moves]).encode())
     return seconds, digest.hexdigest()[:16]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--algorithm", default="mcts")
+    parser.add_argument("--game", choices=("chess", "knight"), default="chess")
     parser.add_argument("--work", type=int, default=3000, help="iterations (alphabeta: nodes)")
     parser.add_argument("--positions", type=int, default=10, help="captures from the suite")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--plies", type=int, default=0, help="moves played on from each position (0: none)"
+    )
     args = parser.parse_args()
-    fens = positions(args.positions)
-    one_round(args.algorithm, fens[:1], 100)  # compile or load the kernels first
+    fens = positions(args.positions) if args.game == "chess" else list(KNIGHT_POSITIONS)
+    one_round(args.algorithm, fens[:1], 100, args.game)  # compile or load the kernels first
     rates, prints = [], set()
+    searches = len(fens) * (args.plies + 1)  # fewer if a game ends first (rare, short)
     for _ in range(args.rounds):
-        seconds, fingerprint = one_round(args.algorithm, fens, args.work)
-        rates.append(len(fens) * args.work / seconds)
+        seconds, fingerprint = one_round(args.algorithm, fens, args.work, args.game, args.plies)
+        rates.append(searches * args.work / seconds)
         prints.add(fingerprint)
     unit = "nodes/s" if args.algorithm == "alphabeta" else "it/s"
     print(
-        f"{args.algorithm}: {len(fens)} positions x {args.work}, rounds "
+        f"{args.algorithm} ({args.game}): {len(fens)} positions x {args.work}, rounds "
         + ", ".join(f"{r:,.0f}" for r in rates)
         + f" {unit} (median {statistics.median(rates):,.0f}); fingerprint {', '.join(prints)}"
     )
