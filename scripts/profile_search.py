@@ -32,8 +32,7 @@ from pathlib import Path
 os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="canopy-profile-")
 
 from numba.core.registry import CPUDispatcher
-
-from engine.search.controller import SearchController
+from search_speed import one_round  # the same searches its fingerprints cover
 
 POSITIONS = (
     "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
@@ -70,15 +69,6 @@ def write_map(symbols: dict[int, str], path: Path) -> None:
             out.write(f"{address:x} {min(gap, MAX_SIZE):x} {symbols[address]}\n")
 
 
-def search(algorithm: str, fen: str, work: int) -> None:
-    """One search from a fresh tree, seed 0."""
-    controller = SearchController("chess", fen, algorithm=algorithm, params={}, seed=0, tree_size=0)
-    try:
-        controller.search(**({"nodes": work} if algorithm == "alphabeta" else {"iterations": work}))
-    finally:
-        controller.close()
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--algorithm", default="mcts")
@@ -88,10 +78,9 @@ def main() -> None:
     parser.add_argument("--fen", action="append", help="positions (default: two middlegames)")
     args = parser.parse_args()
     fens = args.fen or list(POSITIONS)
-    search(args.algorithm, fens[0], 200)  # compiles every kernel the searches run
+    one_round(args.algorithm, fens[:1], 200)  # compiles every kernel the searches run
     start = time.clock_gettime(time.CLOCK_MONOTONIC)
-    for fen in fens:
-        search(args.algorithm, fen, args.work)
+    one_round(args.algorithm, fens, args.work)
     end = time.clock_gettime(time.CLOCK_MONOTONIC)
     print(f"measured searches: --time {start:.6f},{end:.6f}")
     symbols = compiled_functions()

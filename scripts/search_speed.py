@@ -49,13 +49,15 @@ def positions(count: int) -> list[str]:
 
 def one_round(
     algorithm: str, fens: list[str], work: int, game: str = "chess", plies: int = 0
-) -> tuple[float, str]:
-    """Seconds spent searching (set-up excluded) and the results' fingerprint. With
+) -> tuple[float, str, int]:
+    """Seconds spent searching (set-up excluded), the results' fingerprint and how many
+    searches ran (a game that ends early runs fewer than its plies ask). With
     ``plies``, each position is played on that many moves, each searched with the same
     work and the kept tree and tables, as in a game: what a search carries from move to
     move (the tree, the tables, the caches) must not change what it finds either."""
     digest = hashlib.sha1()
     seconds = 0.0
+    searches = 0
     limit = {"nodes": work} if algorithm == "alphabeta" else {"iterations": work}
     for fen in fens:
         controller = SearchController(
@@ -66,6 +68,7 @@ def one_round(
                 start = time.perf_counter()
                 info = controller.search(**limit)
                 seconds += time.perf_counter() - start
+                searches += 1
                 digest.update(
                     repr([(m.move, m.visits, round(m.eval, 9)) for m in info.moves]).encode()
                 )
@@ -74,7 +77,7 @@ def one_round(
                 controller.play(info.bestmove)
         finally:
             controller.close()
-    return seconds, digest.hexdigest()[:16]
+    return seconds, digest.hexdigest()[:16], searches
 
 
 def main() -> None:
@@ -91,9 +94,10 @@ def main() -> None:
     fens = positions(args.positions) if args.game == "chess" else list(KNIGHT_POSITIONS)
     one_round(args.algorithm, fens[:1], 100, args.game)  # compile or load the kernels first
     rates, prints = [], set()
-    searches = len(fens) * (args.plies + 1)  # fewer if a game ends first (rare, short)
     for _ in range(args.rounds):
-        seconds, fingerprint = one_round(args.algorithm, fens, args.work, args.game, args.plies)
+        seconds, fingerprint, searches = one_round(
+            args.algorithm, fens, args.work, args.game, args.plies
+        )
         rates.append(searches * args.work / seconds)
         prints.add(fingerprint)
     unit = "nodes/s" if args.algorithm == "alphabeta" else "it/s"
