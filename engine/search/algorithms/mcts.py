@@ -932,11 +932,13 @@ class MCTS(Algorithm):
             game_defaults={"chess": 0.25},  # results.md: pooled 34 % (200 games), c = 1 30 % (170)
         ),
         ParamSpec(
-            "c_endgame", "float", 1.0,
+            "c_endgame", "float", 0.0,
             f"chess: c_puct once at most {ENDGAME_PIECES} knights, bishops, rooks and queens "
-            "are left: a won ending is converted by a plan the values do not show yet, which "
-            "wants a broader search than the middlegame", min=0.0, max=10.0,
-            # results.md: 32.5 % against 26.9 % for 0.25, paired on 80 openings
+            "are left (0: c_puct there too); a broader search of the ending than of the "
+            "middlegame", min=0.0, max=10.0,
+            # results.md, session 49: off (0) scored +12.5 points a game against alphabeta
+            # over 1 (120 paired openings, SE 4.4); session 24 had adopted 1 with an engine
+            # before c_root, alpha = 1, rescore and refresh (32.5 % against 26.9 %, 80 paired)
         ),
         ParamSpec(
             "c_root", "float", 0.0,
@@ -1130,8 +1132,8 @@ class MCTS(Algorithm):
     def search_params(cls, params: dict[str, Any], root: np.ndarray) -> dict[str, Any]:
         """``c_puct`` becomes ``c_endgame`` when the root is an endgame, counted by its
         pieces (the phase rarely changes within one search, and most selections are made
-        near the root)."""
-        if root[GAME] != CHESS or pieces(root) > ENDGAME_PIECES:
+        near the root); ``c_endgame = 0`` leaves ``c_puct`` there too."""
+        if params["c_endgame"] <= 0.0 or root[GAME] != CHESS or pieces(root) > ENDGAME_PIECES:
             return params
         return {**params, "c_puct": params["c_endgame"]}
 
