@@ -18,6 +18,15 @@ perpetual check when each of `alphabeta`'s last six moves gave check)::
 
     .venv/bin/python scripts/decided_phase.py --entry 6 --margin 1 \
         docs/results/300ms/chess-mcts-vs-alphabeta-s5[5-8]-session44.pgn.gz
+
+``--lead P`` asks who won material and who converted it, by the board alone (no engine's
+opinion): a side *led* when its material (pawn 1, knight and bishop 3, rook 5, queen 9) was
+at least ``P`` pawns ahead in each of ``--hold`` consecutive positions (so an exchange in
+progress is not a lead). A game can count for both sides. Canopy's score where it led is
+its conversion rate; where `alphabeta` led, one minus that is `alphabeta`'s::
+
+    .venv/bin/python scripts/decided_phase.py --lead 2 \
+        docs/results/300ms/chess-mcts-vs-alphabeta-s*-session4[1-8].pgn.gz
 """
 
 from __future__ import annotations
@@ -111,6 +120,64 @@ def ending(board: chess.Board) -> str:
     return "fifty moves" if board.can_claim_fifty_moves() else "other"
 
 
+VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
+
+
+def material(board: chess.Board, colour: chess.Color) -> int:
+    """``colour``'s material less its opponent's, in pawns."""
+    return sum(
+        value * (len(board.pieces(kind, colour)) - len(board.pieces(kind, not colour)))
+        for kind, value in VALUES.items()
+    )
+
+
+def leads(game: chess.pgn.Game, pawns: float, hold: int) -> tuple[str, bool, bool, str]:
+    """(Canopy's result, whether Canopy led by ``pawns`` for ``hold`` positions in a row,
+    whether `alphabeta` did, how the game ended)."""
+    canopy_white, outcome = canopy_outcome(game)
+    board = game.board()
+    balance: list[int] = []  # Canopy's material lead after each move
+    for move in game.mainline_moves():
+        board.push(move)
+        balance.append(material(board, canopy_white))
+    windows = [balance[i : i + hold] for i in range(len(balance) - hold + 1)]
+    canopy_led = any(min(w) >= pawns for w in windows)
+    alphabeta_led = any(max(w) <= -pawns for w in windows)
+    return outcome, canopy_led, alphabeta_led, ending(board)
+
+
+def print_leads(paths: list[Path], pawns: float, hold: int) -> None:
+    """Who won material and who converted it (``--lead``)."""
+    counts: Counter[tuple[str, str]] = Counter()
+    slipped: Counter[str] = Counter()
+    played = 0
+    for game in games(paths):
+        if not against_alphabeta(game):
+            continue
+        played += 1
+        outcome, canopy_led, alphabeta_led, end = leads(game, pawns, hold)
+        for who, led in (("canopy led", canopy_led), ("alphabeta led", alphabeta_led)):
+            if led:
+                counts[(who, outcome)] += 1
+        if not (canopy_led or alphabeta_led):
+            counts[("neither", outcome)] += 1
+        if canopy_led and outcome == "draw":
+            slipped[end] += 1
+    print(f"{played} games; a lead of {pawns:g} pawns held for {hold} positions")
+    print("who led                games    +W    =D    -L  Canopy's score  leader's score")
+    for who in ("canopy led", "alphabeta led", "neither"):
+        win, draw, loss = (counts[(who, o)] for o in ("win", "draw", "loss"))
+        total = win + draw + loss
+        if not total:
+            print(f"{who:20}{0:8}")
+            continue
+        score = (win + draw / 2) / total
+        converted = score if who == "canopy led" else 1 - score
+        leader = "" if who == "neither" else f"{100 * converted:.1f} %"
+        print(f"{who:20}{total:8}{win:6}{draw:6}{loss:6}  {100 * score:12.1f} %  {leader:>14}")
+    print("Canopy's draws from a lead: " + ", ".join(f"{n} {k}" for k, n in slipped.most_common()))
+
+
 def print_entries(paths: list[Path], most: int, margin: float, level: float) -> None:
     """Canopy's score by who was ahead entering the endgame (``--entry``)."""
     counts: Counter[tuple[str, str]] = Counter()
@@ -147,7 +214,12 @@ def main() -> None:
         "--entry", type=int, metavar="N", help="by the score entering an N-piece endgame"
     )
     parser.add_argument("--level", type=float, default=0.3, help="pawns (--entry)")
+    parser.add_argument("--lead", type=float, metavar="P", help="by who held a P-pawn lead")
+    parser.add_argument("--hold", type=int, default=6, help="positions in a row (--lead)")
     args = parser.parse_args()
+    if args.lead is not None:
+        print_leads(args.pgn, args.lead, args.hold)
+        return
     if args.entry is not None:
         print_entries(args.pgn, args.entry, args.margin, args.level)
         return
