@@ -40,8 +40,8 @@ from endgame_openings import against_alphabeta, games
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.search.controller import SearchController  # noqa: E402
 from engine.search.info import MoveStats  # noqa: E402
+from engine.search.tactics import search_fresh  # noqa: E402
 
 #: Gains beyond this many centipawns count as this many (mate scores, lost positions).
 CAP = 300
@@ -114,13 +114,7 @@ def searches(
 ) -> Iterator[tuple[str, tuple[MoveStats, ...], str]]:
     """(FEN, the root's moves, the move played) for each position, searched from scratch."""
     for fen in fens:
-        controller = SearchController(
-            "chess", fen, algorithm=algorithm, params=params, seed=0, tree_size=0
-        )
-        try:
-            info = controller.search(movetime_ms=movetime)
-        finally:
-            controller.close()
+        info = search_fresh(fen, algorithm, params, movetime_ms=movetime)
         yield fen, tuple(info.moves), info.bestmove
 
 

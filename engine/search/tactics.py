@@ -67,8 +67,23 @@ def solve(
     seed: int = 0,
 ) -> SearchInfo:
     """One search of the tactic's position from scratch (a fresh tree and tables)."""
+    return search_fresh(
+        tactic.fen, algorithm, params, iterations=iterations, movetime_ms=movetime_ms, seed=seed
+    )
+
+
+def search_fresh(
+    fen: str,
+    algorithm: str,
+    params: Mapping[str, Any] | None = None,
+    *,
+    iterations: int | None = None,
+    movetime_ms: float | None = None,
+    seed: int = 0,
+) -> SearchInfo:
+    """One search of a chess position from scratch (a fresh tree and tables), closed after."""
     controller = SearchController(
-        "chess", tactic.fen, algorithm=algorithm, params=params, seed=seed, tree_size=0
+        "chess", fen, algorithm=algorithm, params=params, seed=seed, tree_size=0
     )
     try:
         return controller.search(iterations=iterations, movetime_ms=movetime_ms)
