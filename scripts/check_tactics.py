@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engine.search.info import SearchInfo  # noqa: E402
-from engine.search.tactics import KINDS, Tactic, found, load_tactics, solve  # noqa: E402
+from engine.search.tactics import KINDS, Tactic, found, load_tactics, search_fresh  # noqa: E402
 
 SUITE = ROOT / "tests" / "data" / "tactics.epd"
 
@@ -57,11 +57,11 @@ def main() -> int:
     params = dict(item.split("=", 1) for item in args.param)
     tactics = [t for t in load_tactics(args.suite) if not args.kind or t.kind in args.kind]
     if tactics:  # compile (or load) the kernels first, so the first position gets its time
-        solve(tactics[0], args.algo, params, movetime_ms=50, seed=args.seed)
+        search_fresh(tactics[0].fen, args.algo, params, movetime_ms=50, seed=args.seed)
     results: dict[str, dict[str, list[Any]]] = {}
     for tactic in tactics:
-        info = solve(
-            tactic, args.algo, params, iterations=args.iterations, movetime_ms=movetime,
+        info = search_fresh(
+            tactic.fen, args.algo, params, iterations=args.iterations, movetime_ms=movetime,
             seed=args.seed,
         )  # fmt: skip
         row = results.setdefault(

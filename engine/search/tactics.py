@@ -57,21 +57,6 @@ def load_tactics(path: str | Path) -> list[Tactic]:
     return tactics
 
 
-def solve(
-    tactic: Tactic,
-    algorithm: str,
-    params: Mapping[str, Any] | None = None,
-    *,
-    iterations: int | None = None,
-    movetime_ms: float | None = None,
-    seed: int = 0,
-) -> SearchInfo:
-    """One search of the tactic's position from scratch (a fresh tree and tables)."""
-    return search_fresh(
-        tactic.fen, algorithm, params, iterations=iterations, movetime_ms=movetime_ms, seed=seed
-    )
-
-
 def search_fresh(
     fen: str,
     algorithm: str,

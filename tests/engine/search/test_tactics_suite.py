@@ -15,7 +15,7 @@ from pathlib import Path
 import chess
 import pytest
 
-from engine.search.tactics import KINDS, Tactic, found, load_tactics, solve
+from engine.search.tactics import KINDS, Tactic, found, load_tactics, search_fresh
 
 SUITE = Path(__file__).resolve().parents[2] / "data" / "tactics.epd"
 TACTICS = load_tactics(SUITE)
@@ -49,6 +49,6 @@ def test_every_accepted_move_is_legal_and_mates_where_it_should(tactic: Tactic) 
 
 @pytest.mark.parametrize("tactic", TACTICS, ids=lambda t: t.id)
 def test_mcts_finds_the_answer_at_a_fixed_budget(tactic: Tactic) -> None:
-    info = solve(tactic, "mcts", iterations=BUDGET, seed=SEED)
+    info = search_fresh(tactic.fen, "mcts", iterations=BUDGET, seed=SEED)
     top = [(m.move, m.visits, round(m.q, 3), m.proof) for m in info.moves[:3]]
     assert found(tactic, info), (tactic.id, sorted(tactic.bm), info.bestmove, top)
