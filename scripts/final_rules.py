@@ -25,7 +25,6 @@ Timed searches: run it on an idle machine, never beside a match. Needs ``stockfi
 from __future__ import annotations
 
 import argparse
-import math
 import random
 import sys
 from collections.abc import Callable, Iterator
@@ -40,6 +39,7 @@ from endgame_openings import against_alphabeta, games
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from engine.match.stats import mean_and_error  # noqa: E402
 from engine.search.info import MoveStats  # noqa: E402
 from engine.search.tactics import search_fresh  # noqa: E402
 
@@ -115,6 +115,7 @@ def searches(
     """(FEN, the root's moves, the move played) for each position, searched from scratch."""
     for fen in fens:
         info = search_fresh(fen, algorithm, params, movetime_ms=movetime)
+        assert info.bestmove is not None  # a move was played from every sampled position
         yield fen, tuple(info.moves), info.bestmove
 
 
@@ -146,13 +147,11 @@ class Judge:
 
 
 def summary(name: str, gains: list[int]) -> str:
-    n = len(gains)
-    mean = sum(gains) / n
-    sd = math.sqrt(sum((g - mean) ** 2 for g in gains) / (n - 1)) if n > 1 else 0.0
+    mean, error = mean_and_error(gains) if len(gains) > 1 else (float(gains[0]), 0.0)
     better = sum(g > CLEAR for g in gains)
     worse = sum(g < -CLEAR for g in gains)
     return (
-        f"{name:32}{mean:+7.1f} cp (SE {sd / math.sqrt(n):.1f})"
+        f"{name:32}{mean:+7.1f} cp (SE {error:.1f})"
         f"  better by >{CLEAR}: {better:3}  worse by >{CLEAR}: {worse:3}"
     )
 
@@ -178,9 +177,9 @@ def main() -> None:
             roots.append(Root(fen, unproven))
     other: list[str] = []
     if args.versus:
-        list(searches(fens[:1], args.versus, {}, 50.0))
-        played = {fen: best for fen, _, best in searches(fens, args.versus, {}, args.movetime)}
-        other = [played[root.fen] for root in roots]
+        judged = [root.fen for root in roots]  # only the positions the rules are judged on
+        list(searches(judged[:1], args.versus, {}, 50.0))
+        other = [best for _, _, best in searches(judged, args.versus, {}, args.movetime)]
     judge = Judge(args.stockfish, args.nodes)
     try:
         print(f"{len(roots)} of {len(fens)} positions (the rest had a proof or one move)")
