@@ -51,6 +51,14 @@ def search(fen: str | None, params: dict, iterations: int, moves: tuple[str, ...
     return controller, controller.search(iterations=iterations)
 
 
+def root_visits(fen: str, params: dict, iterations: int = 300) -> list[int]:
+    """The visits of the root's children after a search of ``fen`` with ``params``: what
+    an exploration weight changes."""
+    controller, _ = search(fen, params, iterations)
+    tree = controller.workers[0].tree
+    return [int(tree.visits[k]) for k in tree.children(ROOT)]
+
+
 def exact(state: np.ndarray, depth: int, qchecks: int = 2, qprune: bool = True) -> float:
     """The leaf search's own score of ``state`` for its side to move, full window, no table
     (with the chess defaults' quiet checks and exchange pruning unless told)."""
@@ -484,9 +492,7 @@ def test_c_endgame_replaces_c_puct_once_few_pieces_remain() -> None:
     assert MCTS.search_params(params, state_from_fen(ITALIAN, "chess"))["c_puct"] == 0.25
 
     def visits(fen: str, c_puct: float) -> list[int]:
-        controller, _ = search(fen, {"c_puct": c_puct, "c_endgame": 0.5}, 300)
-        tree = controller.workers[0].tree
-        return [int(tree.visits[k]) for k in tree.children(ROOT)]
+        return root_visits(fen, {"c_puct": c_puct, "c_endgame": 0.5})
 
     assert visits(ROOK_ENDING, 0.1) == visits(ROOK_ENDING, 5.0)  # c_puct is not read there
     assert visits(ITALIAN, 0.1) != visits(ITALIAN, 5.0)
@@ -502,9 +508,5 @@ def test_c_endgame_zero_leaves_c_puct_in_the_ending() -> None:
     params = {"c_puct": 0.25, "c_endgame": 0.0}
     assert MCTS.search_params(params, state_from_fen(ROOK_ENDING, "chess")) == params
 
-    def visits(c_puct: float) -> list[int]:
-        controller, _ = search(ROOK_ENDING, {"c_puct": c_puct, "c_endgame": 0.0}, 300)
-        tree = controller.workers[0].tree
-        return [int(tree.visits[k]) for k in tree.children(ROOT)]
-
-    assert visits(0.1) != visits(5.0)
+    narrow, broad = (root_visits(ROOK_ENDING, {"c_puct": c, "c_endgame": 0.0}) for c in (0.1, 5.0))
+    assert narrow != broad
