@@ -48,7 +48,12 @@ def positions(count: int) -> list[str]:
 
 
 def one_round(
-    algorithm: str, fens: list[str], work: int, game: str = "chess", plies: int = 0
+    algorithm: str,
+    fens: list[str],
+    work: int,
+    game: str = "chess",
+    plies: int = 0,
+    params: dict[str, str] | None = None,
 ) -> tuple[float, str, int]:
     """Seconds spent searching (set-up excluded), the results' fingerprint and how many
     searches ran (a game that ends early runs fewer than its plies ask). With
@@ -61,7 +66,7 @@ def one_round(
     limit = {"nodes": work} if algorithm == "alphabeta" else {"iterations": work}
     for fen in fens:
         controller = SearchController(
-            game, fen, algorithm=algorithm, params={}, seed=0, tree_size=0
+            game, fen, algorithm=algorithm, params=params or {}, seed=0, tree_size=0
         )
         try:
             for ply in range(plies + 1):
@@ -90,13 +95,17 @@ def main() -> None:
     parser.add_argument(
         "--plies", type=int, default=0, help="moves played on from each position (0: none)"
     )
+    parser.add_argument(
+        "--param", action="append", default=[], metavar="K=V", help="a search parameter"
+    )
     args = parser.parse_args()
+    params = dict(item.split("=", 1) for item in args.param)
     fens = positions(args.positions) if args.game == "chess" else list(KNIGHT_POSITIONS)
-    one_round(args.algorithm, fens[:1], 100, args.game)  # compile or load the kernels first
+    one_round(args.algorithm, fens[:1], 100, args.game, 0, params)  # compile or load kernels
     rates, prints = [], set()
     for _ in range(args.rounds):
         seconds, fingerprint, searches = one_round(
-            args.algorithm, fens, args.work, args.game, args.plies
+            args.algorithm, fens, args.work, args.game, args.plies, params
         )
         rates.append(searches * args.work / seconds)
         prints.add(fingerprint)
