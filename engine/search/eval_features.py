@@ -162,6 +162,20 @@ def pawn_attacks(pawns: np.uint64, color: int) -> np.uint64:
     return ((pawns & NOT_FILE_A) >> U9) | ((pawns & NOT_FILE_H) >> U7)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def square_sums(b: np.uint64, pt: int, flip: int) -> tuple[int, int]:
+    """The middlegame and endgame square-table sums of the pieces of type ``pt`` on ``b``
+    (``flip`` mirrors Black's squares)."""
+    mg = 0
+    eg = 0
+    while b:
+        sq = lsb(b) ^ flip
+        b = pop_lsb(b)
+        mg += PST_MG[pt, sq]
+        eg += PST_EG[pt, sq]
+    return mg, eg
+
+
 @njit(cache=True, nogil=True)
 def chess_features(s: np.ndarray, f: np.ndarray) -> float:
     """Fill ``f``'s first ``N_CHESS`` entries (it may be longer: a search's scratch for
@@ -184,22 +198,28 @@ def chess_features(s: np.ndarray, f: np.ndarray) -> float:
             ek = lsb(enemy_king)
             zone = KING_ATTACKS[ek] | SQ[ek]
 
-        pst_mg = 0
-        pst_eg = 0
+        # Each piece type has a loop of its own, so the branches on the type go the same
+        # way for every piece of a loop (one branch on the type per piece, taken a new
+        # way at each piece, was the evaluation's costliest line), and the counts are
+        # kept in registers. Every term is a whole number, so the sums are exactly those
+        # of adding them one piece at a time.
+        pst_mg, pst_eg = square_sums(own_pawns, PAWN, flip)
+        king_mg, king_eg = square_sums(s[KING] & own, KING, flip)
+        pst_mg += king_mg
+        pst_eg += king_eg
+        f[C_PAWN] += sign * popcount(own_pawns)
         pressure = 0
-        for pt in range(6):
+        for pt in range(KNIGHT, KING):
             b = s[pt] & own
+            count = popcount(b)
+            phase += PHASE_WEIGHT[pt] * count
+            f[pt] += sign * count
+            mobility = 0
             while b:
                 sq = lsb(b)
                 b = pop_lsb(b)
                 pst_mg += PST_MG[pt, sq ^ flip]
                 pst_eg += PST_EG[pt, sq ^ flip]
-                phase += PHASE_WEIGHT[pt]
-                if pt == PAWN:
-                    f[C_PAWN] += sign
-                    continue
-                if pt == KING:
-                    continue
                 if pt == KNIGHT:
                     a = KNIGHT_ATTACKS[sq]
                 elif pt == BISHOP:
@@ -213,9 +233,9 @@ def chess_features(s: np.ndarray, f: np.ndarray) -> float:
                         f[C_ROOK_HALF_OPEN] += sign
                 else:
                     a = rook_attacks(sq, occ) | bishop_attacks(sq, occ)
-                f[pt] += sign
-                f[C_MOB_KNIGHT + pt - KNIGHT] += sign * popcount(a & safe)
+                mobility += popcount(a & safe)
                 pressure += popcount(a & zone)
+            f[C_MOB_KNIGHT + pt - KNIGHT] += sign * mobility
         f[C_PST_MG] += sign * pst_mg
         f[C_PST_EG] += sign * pst_eg
         f[C_KING_PRESSURE] += sign * pressure
