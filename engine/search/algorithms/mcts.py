@@ -38,6 +38,7 @@ from engine.core.bits import popcount
 from engine.core.borrow import borrow
 from engine.core.convert import move_to_uci
 from engine.core.games import make_move
+from engine.core.prefetch import prefetch
 from engine.core.state import BISHOP, CHESS, GAME, HASH, KNIGHT, MAX_MOVES, QUEEN, ROOK
 from engine.search.algorithm import (
     NOT_PROVEN,
@@ -445,6 +446,34 @@ def searched_mate(child: int, to_move: float, low: float, high: float, tree: tup
     return True
 
 
+@njit(cache=True, nogil=True, inline="always")
+def prefetch_next(
+    tree: tuple,
+    s: np.ndarray,
+    children: np.ndarray,
+    order: np.ndarray,
+    start: int,
+    ahead: np.ndarray,
+    cache_keys: np.ndarray,
+) -> int:
+    """The next child :func:`score_children` will search (from ``order[start]`` on:
+    neither scored nor a finished game), its position made in ``ahead`` and its leaf
+    table slot prefetched; ``NONE`` if there is none. The table is read at random, so
+    its slot is seldom in the cache: asked for now, it arrives while the current
+    child's search runs instead of stalling the read (about a twentieth of the search's
+    time went to that wait). Only the timing changes, never a score."""
+    flags = tree[FLAGS]
+    for j in range(start, order.shape[0]):
+        child = children[order[j]]
+        if flags[child] & (EVALUATED | TERMINAL):
+            continue
+        ahead[:] = s
+        make_move(ahead, tree[MOVE][child])
+        prefetch(cache_keys, np.int64(ahead[HASH] & np.uint64(cache_keys.shape[0] - 1)))
+        return child
+    return NONE
+
+
 @njit(cache=True, nogil=True)
 def score_children(
     tree: tuple,
@@ -483,15 +512,21 @@ def score_children(
     best = best_scored(tree, node)  # the best score so far, for the side choosing at node
     beta = refutation_bound(tree, node) if kparams[K_CUT] != 0.0 else INF
     flags[node] |= PARTIAL  # until every child is scored
-    for k in np.argsort(ranks, kind="mergesort"):
+    order = np.argsort(ranks, kind="mergesort")
+    ahead = np.empty_like(child_state)
+    ready = NONE  # the child whose position ``ahead`` holds (its table slot prefetched)
+    for i in range(order.shape[0]):
         if best >= beta:
             break  # refuted: the rest stay unscored until the refutation fails
-        child = children[k]
+        child = children[order[i]]
         if flags[child] & EVALUATED:
             continue
         if not (flags[child] & TERMINAL):
-            child_state[:] = s
-            make_move(child_state, tree[MOVE][child])
+            if child == ready:
+                child_state[:] = ahead
+            else:
+                child_state[:] = s
+                make_move(child_state, tree[MOVE][child])
             keys[HIST_MAX + length] = child_state[HASH]
             # A repetition is a draw now; the child's own moves (a stalemate without
             # check) are generated only if it is ever expanded — a move generation per
@@ -506,6 +541,8 @@ def score_children(
         if use_cache and cache_keys[slot] == key:
             score = -float(cache_scores[slot])
         else:
+            if use_cache:  # the table's read for the next child waits on memory meanwhile
+                ready = prefetch_next(tree, s, children, order, i + 1, ahead, cache_keys)
             # Windows for the child's mover: a score of ours at or above ``beta``
             # refutes the move into ``node`` however much above it is (its mover's at or
             # below ``-beta``), so no search looks further down than that.
