@@ -61,6 +61,14 @@ def pop_lsb(x: np.uint64) -> np.uint64:
     return x & (x - U1)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def table_slot(table: np.ndarray, key: np.uint64) -> int:
+    """The slot of ``key`` in a hash table of a power of two of entries (its low bits):
+    the one formula the transposition, evaluation and leaf tables and their prefetch
+    share, so a prefetch asks for the very slot the read then takes."""
+    return np.int64(key & np.uint64(table.shape[0] - 1))
+
+
 # ---------------------------------------------------------------- random numbers
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)

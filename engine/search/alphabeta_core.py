@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
+from engine.core.bits import table_slot
 from engine.core.borrow import borrow
 from engine.core.chess_core import piece_at
 from engine.core.games import (
@@ -250,7 +251,7 @@ def evaluate_cached(ctx: tuple, s: np.ndarray) -> float:
     key = s[HASH]
     if s[GAME] != CHESS:
         key ^= KNIGHT_SALT ^ (s[PLY] * KNIGHT_PLY_MIX)
-    slot = np.int64(key & np.uint64(keys.shape[0] - 1))
+    slot = table_slot(keys, key)
     if keys[slot] == key:
         return scores[slot]
     score = evaluate_into(s, ctx[14])
@@ -421,7 +422,7 @@ def negamax(
         return evaluate_cached(ctx, s)
 
     key = s[HASH]
-    slot = np.int64(key & np.uint64(tt_key.shape[0] - 1))
+    slot = table_slot(tt_key, key)
     hash_move = -1
     if tt_key[slot] == key:
         hash_move = tt_move[slot]

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numba import njit
 
-from engine.core.bits import popcount
+from engine.core.bits import popcount, table_slot
 from engine.core.borrow import borrow
 from engine.core.convert import move_to_uci
 from engine.core.games import make_move
@@ -469,7 +469,7 @@ def prefetch_next(
             continue
         ahead[:] = s
         make_move(ahead, tree[MOVE][child])
-        prefetch(cache_keys, np.int64(ahead[HASH] & np.uint64(cache_keys.shape[0] - 1)))
+        prefetch(cache_keys, table_slot(cache_keys, ahead[HASH]))
         return child
     return NONE
 
@@ -537,7 +537,7 @@ def score_children(
             best = max(best, min(1.0, max(-1.0, value[child])))
             continue
         key = child_state[HASH]
-        slot = np.int64(key & np.uint64(cache_keys.shape[0] - 1))
+        slot = table_slot(cache_keys, key)
         if use_cache and cache_keys[slot] == key:
             score = -float(cache_scores[slot])
         else:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engine.core.bits import table_slot
 from engine.core.games import in_check, legal_moves, make_move, status
 from engine.core.playout import CAPTURE_FIRST, choose_move
 from engine.core.state import HASH, ONGOING
@@ -64,7 +65,7 @@ def leaf_score(
     ``ctx``'s PV row 0 (empty for a cached or static score); a stopped search returns
     with ``ctx``'s ABORTED set."""
     key = s[HASH]
-    slot = np.int64(key & np.uint64(cache_keys.shape[0] - 1))
+    slot = table_slot(cache_keys, key)
     if use_cache and cache_keys[slot] == key:
         ctx[5][0] = 0
         return float(cache_scores[slot]), True
