@@ -99,6 +99,8 @@ def main() -> None:
         "--param", action="append", default=[], metavar="K=V", help="a search parameter"
     )
     args = parser.parse_args()
+    if any("=" not in item for item in args.param):
+        parser.error("--param takes K=V, e.g. --param tt_mb=1")
     params = dict(item.split("=", 1) for item in args.param)
     fens = positions(args.positions) if args.game == "chess" else list(KNIGHT_POSITIONS)
     one_round(args.algorithm, fens[:1], 100, args.game, 0, params)  # compile or load kernels
