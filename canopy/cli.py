@@ -140,7 +140,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- search
 
 
-def _parse_params(items: list[str] | None) -> dict[str, str]:
+def parse_params(items: list[str] | None) -> dict[str, str]:
+    """``--param K=V`` items as a dict (keys and values stripped); a UsageError names an
+    item without a key or an ``=``. The scripts that take ``--param`` read it here too."""
     params: dict[str, str] = {}
     for item in items or []:
         key, sep, value = item.partition("=")
@@ -188,7 +190,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         args.game,
         args.fen,
         algorithm=args.algo,
-        params=_parse_params(args.param),
+        params=parse_params(args.param),
         threads=args.threads,
         seed=args.seed,
         node_budget=args.node_budget,

@@ -26,6 +26,7 @@ import statistics
 import time
 from pathlib import Path
 
+from canopy.cli import UsageError, parse_params
 from engine.search.controller import SearchController
 from engine.search.tactics import load_tactics
 
@@ -99,9 +100,10 @@ def main() -> None:
         "--param", action="append", default=[], metavar="K=V", help="a search parameter"
     )
     args = parser.parse_args()
-    if any("=" not in item for item in args.param):
-        parser.error("--param takes K=V, e.g. --param tt_mb=1")
-    params = dict(item.split("=", 1) for item in args.param)
+    try:
+        params = parse_params(args.param)
+    except UsageError as exc:
+        parser.error(str(exc))
     fens = positions(args.positions) if args.game == "chess" else list(KNIGHT_POSITIONS)
     one_round(args.algorithm, fens[:1], 100, args.game, 0, params)  # compile or load kernels
     rates, prints = [], set()
