@@ -44,79 +44,54 @@ from engine.core.state import (
     KNIGHT,
     PAWN,
     PLY,
-    QUEEN,
     ROOK,
     TURN,
     WHITE_BB,
 )
 from engine.core.tables import CENTRALITY, KING_ATTACKS, KNIGHT_ATTACKS
+from engine.search.eval_names import (
+    C_BISHOP_PAIR,
+    C_DOUBLED,
+    C_ISOLATED,
+    C_KING_OPEN_FILES,
+    C_KING_PRESSURE,
+    C_KING_SHIELD,
+    C_MOB_KNIGHT,
+    C_PASSED,
+    C_PASSED_RANK2,
+    C_PAWN,
+    C_PST_EG,
+    C_PST_MG,
+    C_ROOK_HALF_OPEN,
+    C_ROOK_OPEN,
+    C_TEMPO,
+    K_ADVANCE,
+    K_CENTRE,
+    K_DEFENDED,
+    K_KNIGHTS,
+    K_MOBILITY,
+    K_STM_ATTACKED,
+    K_STM_ATTACKS,
+    K_STM_FREE_CAPTURES,
+    K_STM_HANGING,
+    K_TEMPO,
+    N_CHESS,
+    N_KNIGHT,
+)
+from engine.search.eval_names import (
+    CHESS_FEATURES as CHESS_FEATURES,  # re-exported: the features' names live beside them
+)
+from engine.search.eval_names import (
+    KNIGHT_FEATURES as KNIGHT_FEATURES,
+)
+from engine.search.eval_weights import shipped_weights
 
 MAX_PHASE = 24
 PHASE_WEIGHT = np.array([0, 1, 1, 2, 4, 0], dtype=np.int64)
 
-# ---------------------------------------------------------------- chess feature indices
-(
-    C_PAWN, C_KNIGHT, C_BISHOP, C_ROOK, C_QUEEN,
-    C_PST_MG, C_PST_EG,
-    C_MOB_KNIGHT, C_MOB_BISHOP, C_MOB_ROOK, C_MOB_QUEEN,
-    C_KING_SHIELD, C_KING_PRESSURE, C_KING_OPEN_FILES,
-    C_DOUBLED, C_ISOLATED, C_PASSED, C_PASSED_RANK2,
-    C_BISHOP_PAIR, C_ROOK_OPEN, C_ROOK_HALF_OPEN, C_TEMPO,
-) = range(22)  # fmt: skip
-CHESS_FEATURES = (
-    "pawn", "knight", "bishop", "rook", "queen",
-    "pst_mg", "pst_eg",
-    "mobility_knight", "mobility_bishop", "mobility_rook", "mobility_queen",
-    "king_shield", "king_pressure", "king_open_files",
-    "doubled_pawns", "isolated_pawns", "passed_pawns", "passed_rank_squared",
-    "bishop_pair", "rook_open_file", "rook_half_open_file", "tempo",
-)  # fmt: skip
-N_CHESS = len(CHESS_FEATURES)
-
-# ---------------------------------------------------------------- knight-chess feature indices
-(
-    K_KNIGHTS, K_MOBILITY, K_CENTRE, K_ADVANCE, K_DEFENDED,
-    K_STM_ATTACKS, K_STM_FREE_CAPTURES, K_STM_ATTACKED, K_STM_HANGING, K_TEMPO,
-) = range(10)  # fmt: skip
-KNIGHT_FEATURES = (
-    "knights", "mobility", "centralisation", "advance", "defended",
-    "stm_attacks", "stm_free_captures", "stm_attacked", "stm_hanging", "tempo",
-)  # fmt: skip
-N_KNIGHT = len(KNIGHT_FEATURES)
-
-
-def _piece_square_tables() -> tuple[np.ndarray, np.ndarray]:
-    """Hand-made piece-square tables (White's view, a1 = 0), middlegame and endgame.
-
-    Material is a feature of its own; these only say where a piece stands well.
-    """
-    mg = np.zeros((6, 64), dtype=np.int64)
-    eg = np.zeros((6, 64), dtype=np.int64)
-    pawn_mg_rank = [0, 0, 4, 8, 16, 28, 48, 0]
-    pawn_eg_rank = [0, 0, 8, 16, 30, 50, 80, 0]
-    king_mg_rank1 = [20, 30, 10, -5, 0, 10, 30, 20]
-    for sq in range(64):
-        f, r = sq % 8, sq // 8
-        centre = int(CENTRALITY[sq])  # 0 rim … 3 centre
-        central_file = 1 if f in (3, 4) else 0
-        mg[PAWN, sq] = pawn_mg_rank[r] + (12 if central_file and r in (3, 4) else 0)
-        eg[PAWN, sq] = pawn_eg_rank[r]
-        mg[KNIGHT, sq] = 12 * centre - 20
-        eg[KNIGHT, sq] = 8 * centre - 14
-        mg[BISHOP, sq] = 5 * centre - 8 + (6 if f == r or f + r == 7 else 0)
-        eg[BISHOP, sq] = 4 * centre - 6
-        mg[ROOK, sq] = (18 if r == 6 else 0) + (6 if f in (3, 4) else 0) - (4 if f in (0, 7) else 0)
-        eg[ROOK, sq] = 6 if r == 6 else 0
-        mg[QUEEN, sq] = 3 * centre - 5 - (8 if r >= 4 and r <= 5 and centre < 2 else 0)
-        eg[QUEEN, sq] = 6 * centre - 9
-        mg[KING, sq] = (
-            king_mg_rank1[f] if r == 0 else (8 if r == 1 and f in (0, 1, 6, 7) else 0) - 12 * r
-        )
-        eg[KING, sq] = 12 * centre - 18
-    return mg, eg
-
-
-PST_MG, PST_EG = _piece_square_tables()
+#: The piece-square tables the kernel reads (White's view, a1 = 0), fitted with the
+#: weights (:mod:`engine.tune.texel_tables`) and stored in the weights file.
+PST_MG, PST_EG = shipped_weights().chess_tables
 
 
 def _masks() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

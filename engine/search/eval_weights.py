@@ -8,21 +8,27 @@ numba cache directory's name, so new weights never meet stale machine code.
 
 The file names its features, so a file written for another feature set (features
 added, removed or reordered) is refused with a message instead of being read into
-the wrong slots.
+the wrong slots. Since format 2 it also holds the chess piece-square tables (whole
+centipawns, fitted by :mod:`engine.tune.texel_tables`); a format-1 file, written before
+they were fitted, reads with the hand-made tables.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from engine.errors import CanopyError
 from engine.files import read_npz, write_atomic
-from engine.search.eval_features import CHESS_FEATURES, KNIGHT_FEATURES
+from engine.search.eval_names import CHESS_FEATURES, KNIGHT_FEATURES
+from engine.search.eval_tables import hand_piece_square_tables
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)  # 1: no tables (the hand-made ones are read)
+TABLE_SHAPE = (6, 64)  # piece type × square, White's view
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "data" / "eval" / "weights.npz"
 
 
@@ -41,6 +47,8 @@ class EvalWeights:
     knight_mg: np.ndarray
     knight_eg: np.ndarray
     source: str = ""  # how the weights were made (the command line)
+    #: The chess piece-square tables, middlegame and endgame (whole centipawns).
+    chess_tables: tuple[np.ndarray, np.ndarray] = field(default_factory=hand_piece_square_tables)
 
     def for_game(self, game: str) -> tuple[np.ndarray, np.ndarray]:
         if game == "chess":
@@ -91,6 +99,7 @@ def save_weights(path: Path, weights: EvalWeights) -> None:
             knight_features=np.array(KNIGHT_FEATURES),
             chess_mg=weights.chess_mg, chess_eg=weights.chess_eg,
             knight_mg=weights.knight_mg, knight_eg=weights.knight_eg,
+            chess_table_mg=weights.chess_tables[0], chess_table_eg=weights.chess_tables[1],
             source=np.array(weights.source),
         ),
     )  # fmt: skip
@@ -102,10 +111,11 @@ def load_weights(path: Path = DEFAULT_PATH) -> EvalWeights:
     needed = ("version", "chess_features", "knight_features", "chess_mg", "chess_eg",
               "knight_mg", "knight_eg")  # fmt: skip
     arrays = read_npz(path, needed, "evaluation weights", fix, EvalWeightsError)
-    if int(arrays["version"]) != FORMAT_VERSION:
+    version = int(arrays["version"])
+    if version not in READABLE_VERSIONS:
         raise EvalWeightsError(
-            f"evaluation weights file {path} has format {int(arrays['version'])}, "
-            f"expected {FORMAT_VERSION}; {fix}"
+            f"evaluation weights file {path} has format {version}, "
+            f"expected one of {READABLE_VERSIONS}; {fix}"
         )
     for game, names in (("chess", CHESS_FEATURES), ("knight", KNIGHT_FEATURES)):
         stored = tuple(str(n) for n in arrays[f"{game}_features"])
@@ -121,8 +131,41 @@ def load_weights(path: Path = DEFAULT_PATH) -> EvalWeights:
                     f"evaluation weights file {path}: {game}_{phase} has shape {w.shape}, "
                     f"expected ({len(names)},) of finite numbers; {fix}"
                 )
+    tables = hand_piece_square_tables()
+    if version >= 2:
+        tables = _read_tables(arrays, path, fix)
     return EvalWeights(
         arrays["chess_mg"].astype(np.float64), arrays["chess_eg"].astype(np.float64),
         arrays["knight_mg"].astype(np.float64), arrays["knight_eg"].astype(np.float64),
-        source=str(arrays["source"]) if "source" in arrays else "",
+        source=str(arrays["source"]) if "source" in arrays else "", chess_tables=tables,
     )  # fmt: skip
+
+
+def _read_tables(
+    arrays: dict[str, np.ndarray], path: Path, fix: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """A format-2 file's piece-square tables, checked: whole numbers, the right shape."""
+    tables = []
+    for phase in ("mg", "eg"):
+        name = f"chess_table_{phase}"
+        table = arrays.get(name)
+        if (
+            table is None
+            or table.shape != TABLE_SHAPE
+            or not np.all(np.isfinite(table))
+            or not np.array_equal(table, np.rint(table))
+        ):
+            shape = "missing" if table is None else f"shape {table.shape}"
+            raise EvalWeightsError(
+                f"evaluation weights file {path}: {name} is {shape}, expected {TABLE_SHAPE} "
+                f"whole numbers; {fix}"
+            )
+        tables.append(table.astype(np.int64))
+    return tables[0], tables[1]
+
+
+@functools.cache
+def shipped_weights() -> EvalWeights:
+    """The shipped weights file, read once: the feature kernels (its tables) and the
+    evaluation (its weights) are compiled with it."""
+    return load_weights(DEFAULT_PATH)

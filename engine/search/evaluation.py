@@ -51,7 +51,7 @@ from engine.search.eval_features import (
     knight_features,
 )
 from engine.search.eval_scale import chess_scale
-from engine.search.eval_weights import load_weights
+from engine.search.eval_weights import shipped_weights
 from engine.search.learned_chess import learned_chess
 from engine.search.learned_eval import learned_knight
 
@@ -59,7 +59,7 @@ WIN = 10000.0
 PLY_PENALTY = 10.0
 SQUASH_CP = 400.0
 
-WEIGHTS = load_weights()
+WEIGHTS = shipped_weights()
 CHESS_MG, CHESS_EG = WEIGHTS.chess_mg.copy(), WEIGHTS.chess_eg.copy()
 KNIGHT_MG, KNIGHT_EG = WEIGHTS.knight_mg.copy(), WEIGHTS.knight_eg.copy()
 

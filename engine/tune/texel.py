@@ -37,52 +37,27 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
-from engine.core.convert import state_from_fen
-from engine.core.state import STATE_SIZE
-from engine.search.eval_features import (
-    CHESS_FEATURES,
-    KNIGHT_FEATURES,
-    MAX_PHASE,
-    N_CHESS,
-    N_KNIGHT,
-    chess_features,
-    knight_features,
-)
+from engine.search.eval_features import CHESS_FEATURES, KNIGHT_FEATURES, MAX_PHASE
 from engine.search.eval_weights import DEFAULT_PATH, EvalWeights, hand_weights, save_weights
-from engine.tune.selfplay import read_positions
+from engine.tune.fitting import (
+    FOLDS,
+    LN10,
+    column_spread,
+    feature_matrix,
+    fit_k_to,
+    levenberg_marquardt,
+    quiet_rows,
+    sigmoid,
+)
+from engine.tune.texel_tables import describe_tables, fit_chess_tables
 
-LN10 = math.log(10.0)
-FOLDS = 5  # cross-validation folds, by game
 PRIORS = (0.03, 0.1, 0.3, 1.0, 3.0, 10.0)  # prior strengths tried by cross-validation
-
-
-@njit(cache=True, nogil=True)
-def _feature_rows(states: np.ndarray, chess: bool, out: np.ndarray, phase: np.ndarray) -> None:
-    for i in range(states.shape[0]):
-        if chess:
-            phase[i] = chess_features(states[i], out[i])
-        else:
-            phase[i] = knight_features(states[i], out[i])
-
-
-def feature_matrix(fens: list[str], game: str) -> tuple[np.ndarray, np.ndarray]:
-    """Each position's feature vector (White minus Black) and phase."""
-    states = np.zeros((len(fens), STATE_SIZE), dtype=np.uint64)
-    for i, fen in enumerate(fens):
-        states[i] = state_from_fen(fen, game)
-    width = N_CHESS if game == "chess" else N_KNIGHT
-    features = np.zeros((len(fens), width))
-    phase = np.zeros(len(fens))
-    _feature_rows(states, game == "chess", features, phase)
-    return features, phase
 
 
 def design_matrix(features: np.ndarray, phase: np.ndarray) -> np.ndarray:
@@ -92,8 +67,8 @@ def design_matrix(features: np.ndarray, phase: np.ndarray) -> np.ndarray:
 
 
 def predict(x: np.ndarray, w: np.ndarray, k: float) -> np.ndarray:
-    """Expected score for White: ``1 / (1 + 10^(−K·cp/400))``."""
-    return 1.0 / (1.0 + np.exp(-LN10 * k * (x @ w) / 400.0))
+    """Expected score for White of each row of the design matrix ``x``."""
+    return sigmoid(x @ w, k)
 
 
 def mse(x: np.ndarray, results: np.ndarray, w: np.ndarray, k: float) -> float:
@@ -101,20 +76,8 @@ def mse(x: np.ndarray, results: np.ndarray, w: np.ndarray, k: float) -> float:
 
 
 def fit_k(x: np.ndarray, results: np.ndarray, w: np.ndarray) -> float:
-    """The ``K`` minimising the error for fixed weights (golden-section search on log K)."""
-    lo, hi = math.log(0.05), math.log(5.0)
-    grid = np.linspace(lo, hi, 41)
-    errors = [mse(x, results, w, math.exp(g)) for g in grid]
-    best = int(np.argmin(errors))
-    a, b = grid[max(0, best - 1)], grid[min(len(grid) - 1, best + 1)]
-    ratio = (math.sqrt(5.0) - 1.0) / 2.0
-    for _ in range(60):
-        c, d = b - ratio * (b - a), a + ratio * (b - a)
-        if mse(x, results, w, math.exp(c)) < mse(x, results, w, math.exp(d)):
-            b = d
-        else:
-            a = c
-    return math.exp((a + b) / 2.0)
+    """The ``K`` minimising the error for fixed weights."""
+    return fit_k_to(lambda k: mse(x, results, w, k))
 
 
 @dataclass(frozen=True)
@@ -143,45 +106,19 @@ def fit_weights(
     """
     n = x.shape[0]
     scale = LN10 * k / 400.0
-    spread = np.maximum(x.var(axis=0), 1e-9) * (0.25 * scale) ** 2
-    ridge = prior * spread
+    ridge = prior * column_spread(x.var(axis=0), k)
 
     def loss_of(w: np.ndarray) -> float:
         return float(np.mean((predict(x, w, k) - results) ** 2) + np.sum(ridge * (w - start) ** 2))
 
-    w = start.astype(np.float64).copy()
-    loss = loss_of(w)
-    damping = 1e-3
-    iterations = 0
-    while iterations < max_iterations:
-        iterations += 1
+    def terms(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         p = predict(x, w, k)
-        slope = p * (1.0 - p) * scale
-        jac = x * slope[:, None]
+        jac = x * (p * (1.0 - p) * scale)[:, None]
         hess = jac.T @ jac / n + np.diag(ridge)
-        grad = jac.T @ (p - results) / n + ridge * (w - start)
-        improved = False
-        while damping < 1e12:
-            step = np.linalg.solve(hess + damping * np.diag(np.diag(hess) + 1e-12), -grad)
-            trial = w + step
-            trial_loss = loss_of(trial)
-            if trial_loss < loss:
-                improved = True
-                break
-            damping *= 10.0
-        if not improved:
-            break
-        done = loss - trial_loss < tolerance * max(loss, 1e-12)
-        w, loss = trial, trial_loss
-        damping = max(damping / 10.0, 1e-9)
-        if done:
-            break
+        return hess, jac.T @ (p - results) / n + ridge * (w - start)
+
+    w, iterations, loss = levenberg_marquardt(terms, loss_of, start, max_iterations, tolerance)
     return Fit(w, k, iterations, loss)
-
-
-def game_ids(plies: np.ndarray) -> np.ndarray:
-    """Which game each row came from (a game's rows start at ply 0)."""
-    return np.cumsum(plies == 0) - 1
 
 
 def choose_prior(
@@ -218,12 +155,9 @@ class GameFit:
 
 def fit_game(path: Path, game: str, prior: float | None) -> GameFit:
     """Fit one game's weights to the quiet positions of a self-play file."""
-    fens, results, flags, plies = read_positions(path)
-    games = game_ids(plies)
-    quiet = np.array([f == "" for f in flags])
-    features, phase = feature_matrix([f for f, q in zip(fens, quiet, strict=True) if q], game)
+    fens, r, games = quiet_rows(path)
+    features, phase = feature_matrix(fens, game)
     x = design_matrix(features, phase)
-    r = results[quiet]
     hand = hand_weights()
     mg, eg = hand.for_game(game)
     start = np.concatenate([mg, eg])
@@ -231,7 +165,7 @@ def fit_game(path: Path, game: str, prior: float | None) -> GameFit:
     cv = float("nan")
     errors: dict[float, float] = {}
     if prior is None:
-        prior, errors = choose_prior(x, r, games[quiet], k, start)
+        prior, errors = choose_prior(x, r, games, k, start)
         cv = errors[prior]
     fit = fit_weights(x, r, k, start, prior=prior)
     width = len(mg)
@@ -242,7 +176,7 @@ def fit_game(path: Path, game: str, prior: float | None) -> GameFit:
         k=k,
         prior=prior,
         games=int(games.max()) + 1,
-        positions=int(quiet.sum()),
+        positions=len(r),
         mse_hand=mse(x, r, start, k),
         mse_cv=cv,
         mse_fit=mse(x, r, fit.weights, k),
@@ -276,6 +210,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--prior", type=float, help="pull towards the hand weights (default: cross-validated)"
     )
+    parser.add_argument(
+        "--tables",
+        action="store_true",
+        help="chess: fit the piece-square tables entry by entry too (engine.tune.texel_tables)",
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_PATH)
     parser.add_argument(
         "--hand", action="store_true", help="write the hand-set weights (no fit) and stop"
@@ -290,11 +229,26 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("give --chess and/or --knight self-play files (or --hand)")
     if args.prior is not None and args.prior < 0:
         parser.error(f"--prior must be >= 0, got {args.prior}")
+    if args.tables and args.chess is None:
+        parser.error("--tables fits chess's tables: give --chess")
     weights = {"chess": (hand.chess_mg, hand.chess_eg), "knight": (hand.knight_mg, hand.knight_eg)}
+    tables = hand.chess_tables
     notes = []
     for game, path in (("chess", args.chess), ("knight", args.knight)):
         if path is None:
             notes.append(f"{game}: hand-set")
+            continue
+        if game == "chess" and args.tables:
+            table_fit = fit_chess_tables(path, hand.chess_mg, hand.chess_eg, prior=args.prior)
+            print(describe_tables(table_fit))
+            weights[game] = (table_fit.w_mg, table_fit.w_eg)
+            tables = (table_fit.table_mg, table_fit.table_eg)
+            notes.append(
+                f"chess: fitted with its piece-square tables on {path.name} (sha256 "
+                f"{table_fit.digest}), {table_fit.games} games, {table_fit.positions} "
+                f"positions, K {table_fit.k:.4f}, prior {table_fit.prior:g}, MSE hand-set "
+                f"{table_fit.mse_start:.5f}, left-out games {table_fit.mse_cv:.5f}"
+            )
             continue
         fit = fit_game(path, game, args.prior)
         print(describe(fit))
@@ -308,11 +262,15 @@ def main(argv: list[str] | None = None) -> int:
         "python -m engine.tune.texel "
         + " ".join(f"--{g} {p.name}" for g, p in (("chess", args.chess), ("knight", args.knight))
                    if p is not None)
+        + (" --tables" if args.tables else "")
         + (f" --prior {args.prior:g}" if args.prior is not None else "")
         + "; "
         + "; ".join(notes)
     )  # fmt: skip
-    save_weights(args.out, EvalWeights(*weights["chess"], *weights["knight"], source=source))
+    save_weights(
+        args.out,
+        EvalWeights(*weights["chess"], *weights["knight"], source=source, chess_tables=tables),
+    )
     print(f"weights -> {args.out}")
     return 0
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from engine.search.eval_features import N_CHESS, N_KNIGHT
+from engine.search.eval_tables import hand_piece_square_tables
 from engine.search.eval_weights import (
     DEFAULT_PATH,
     EvalWeights,
@@ -62,4 +63,36 @@ def test_file_for_other_features_is_refused(tmp_path: Path) -> None:
     arrays["knight_features"] = arrays["knight_features"][::-1]
     np.savez(path, **arrays)
     with pytest.raises(EvalWeightsError, match="other knight features"):
+        load_weights(path)
+
+
+def test_format_1_file_reads_with_the_hand_made_tables(tmp_path: Path) -> None:
+    """A file written before the tables were fitted still loads, with the hand tables."""
+    path = tmp_path / "w.npz"
+    save_weights(path, hand_weights())
+    with np.load(path) as data:
+        arrays = {k: v for k, v in data.items() if not k.startswith("chess_table")}
+    arrays["version"] = np.array(1)
+    np.savez(path, **arrays)
+    back = load_weights(path)
+    mg, eg = hand_piece_square_tables()
+    assert np.array_equal(back.chess_tables[0], mg)
+    assert np.array_equal(back.chess_tables[1], eg)
+
+
+@pytest.mark.parametrize(
+    ("table", "problem"),
+    [(np.zeros((6, 63)), "shape"), (np.full((6, 64), 0.5), "whole"), (None, "missing")],
+)
+def test_bad_tables_are_refused(tmp_path: Path, table: np.ndarray | None, problem: str) -> None:
+    path = tmp_path / "w.npz"
+    save_weights(path, hand_weights())
+    with np.load(path) as data:
+        arrays = dict(data)
+    if table is None:
+        del arrays["chess_table_eg"]
+    else:
+        arrays["chess_table_eg"] = table
+    np.savez(path, **arrays)
+    with pytest.raises(EvalWeightsError, match=f"chess_table_eg is .*{problem}|{problem}"):
         load_weights(path)

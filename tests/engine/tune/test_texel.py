@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from engine.tune.fitting import game_ids
 from engine.tune.texel import (
     PRIORS,
     choose_prior,
     design_matrix,
     fit_k,
     fit_weights,
-    game_ids,
     mse,
     predict,
 )

@@ -1,0 +1,352 @@
+"""Texel's method for the chess piece-square tables themselves: 768 more weights.
+
+:mod:`engine.tune.texel` fits one weight per feature, and the two piece-square
+features (``pst_mg``, ``pst_eg``) are sums over hand-made tables, so the fit can only
+scale the tables as a whole: it cannot learn that a knight on a6 is worse than one on
+c6 by more than the formula that made the table says. Here every table entry (six
+piece types × 64 squares, middlegame and endgame) is a weight of its own, fitted with
+the other features' weights against the same self-play results.
+
+Why a module of its own: the design matrix grows from 44 to 808 columns, about 13 GB
+dense for the 1.6 million positions such a fit wants. But a position has at most 32
+pieces, so a row has 40 dense columns (the features other than the tables, middlegame
+and endgame) and at most 64 table entries (each piece's square, middlegame and
+endgame). The Gauss-Newton terms are summed row by row in numba over those few
+entries (:func:`normal_terms`), in parallel over the rows, and the same
+Levenberg-Marquardt steps and ridge prior as the feature fit
+(:func:`engine.tune.fitting.levenberg_marquardt`) run on them. The prior pulls each
+entry towards the hand-made table, so a square the games rarely show a piece on keeps
+its hand value.
+
+The fitted tables are rounded to whole centipawns before they are stored: the
+evaluation sums them as integers (:func:`engine.search.eval_features.chess_features`),
+so every feature stays a whole number and searches stay bit-for-bit reproducible.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numba import njit, prange
+
+from engine.core.bits import lsb, pop_lsb
+from engine.core.state import KING, PAWN, WHITE_BB
+from engine.search.eval_features import C_PST_EG, C_PST_MG, CHESS_FEATURES, MAX_PHASE, N_CHESS
+from engine.search.eval_tables import hand_piece_square_tables
+from engine.tune.fitting import (
+    FOLDS,
+    LN10,
+    column_spread,
+    feature_matrix,
+    fit_k_to,
+    levenberg_marquardt,
+    quiet_rows,
+    sigmoid,
+)
+
+SQUARES = 64
+TABLE = 6 * SQUARES  # one table's entries: piece type × square (White's view)
+MAX_PIECES = 32
+#: The design columns kept dense: every feature but the two table sums, middlegame then
+#: endgame (the tables' entries replace those two).
+DENSE_FEATURES = np.array([i for i in range(N_CHESS) if i not in (C_PST_MG, C_PST_EG)])
+N_DENSE = 2 * len(DENSE_FEATURES)
+N_PARAMS = N_DENSE + 2 * TABLE
+TABLE_PRIORS = (0.3, 1.0, 3.0, 10.0)  # prior strengths tried by cross-validation
+
+
+@dataclass(frozen=True)
+class TableRows:
+    """The quiet positions of a self-play file in the sparse form the fit reads."""
+
+    dense: np.ndarray  # (n, N_DENSE) the other features' design columns
+    cols: np.ndarray  # (n, MAX_PIECES) each piece's entry: pt·64 + White-view square (-1: none)
+    signs: np.ndarray  # (n, MAX_PIECES) +1 a White piece, -1 a Black one
+    share: np.ndarray  # (n,) phase / 24: the middlegame table's share of an entry
+    results: np.ndarray  # (n,) the game's result for White
+    games: np.ndarray  # (n,) which game each row came from
+
+    def subset(self, rows: np.ndarray) -> TableRows:
+        return TableRows(
+            self.dense[rows], self.cols[rows], self.signs[rows], self.share[rows],
+            self.results[rows], self.games[rows],
+        )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def _piece_entries(states: np.ndarray, cols: np.ndarray, signs: np.ndarray) -> None:
+    for i in range(states.shape[0]):
+        s = states[i]
+        k = 0
+        for color in range(2):
+            own = s[WHITE_BB + color]
+            flip = 0 if color == 0 else 56  # Black's squares mirrored, as the tables are read
+            for pt in range(PAWN, KING + 1):
+                b = s[pt] & own
+                while b:
+                    cols[i, k] = pt * SQUARES + (lsb(b) ^ flip)
+                    signs[i, k] = 1.0 if color == 0 else -1.0
+                    b = pop_lsb(b)
+                    k += 1
+
+
+def table_rows(fens: list[str], results: np.ndarray, games: np.ndarray) -> TableRows:
+    """Rows of the fit for the positions ``fens`` (chess)."""
+    features, phase, states = feature_matrix(fens, "chess", keep_states=True)
+    share = phase / MAX_PHASE
+    kept = features[:, DENSE_FEATURES]
+    dense = np.hstack([kept * share[:, None], kept * (1.0 - share)[:, None]])
+    cols = np.full((len(fens), MAX_PIECES), -1, dtype=np.int16)
+    signs = np.zeros((len(fens), MAX_PIECES))
+    _piece_entries(states, cols, signs)
+    return TableRows(dense, cols, signs, share, results, games)
+
+
+def start_params(w_mg: np.ndarray, w_eg: np.ndarray) -> np.ndarray:
+    """The parameter vector of the weights ``w_mg, w_eg`` with the hand-made tables scaled
+    by their ``pst_mg`` / ``pst_eg`` weights (what those weights evaluate to)."""
+    mg_table, eg_table = hand_piece_square_tables()
+    tables_mg = w_mg[C_PST_MG] * mg_table + w_mg[C_PST_EG] * eg_table
+    tables_eg = w_eg[C_PST_MG] * mg_table + w_eg[C_PST_EG] * eg_table
+    return np.concatenate([
+        w_mg[DENSE_FEATURES], w_eg[DENSE_FEATURES],
+        tables_mg.ravel().astype(np.float64), tables_eg.ravel().astype(np.float64),
+    ])  # fmt: skip
+
+
+def split_params(params: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(w_mg, w_eg, table_mg, table_eg)`` of a parameter vector: the weights with
+    ``pst_mg`` at (1, 0) and ``pst_eg`` at (0, 1), so the tables are read as they are,
+    and the tables rounded to whole centipawns."""
+    half = len(DENSE_FEATURES)
+    w_mg, w_eg = np.zeros(N_CHESS), np.zeros(N_CHESS)
+    w_mg[DENSE_FEATURES] = params[:half]
+    w_eg[DENSE_FEATURES] = params[half:N_DENSE]
+    w_mg[C_PST_MG], w_eg[C_PST_EG] = 1.0, 1.0
+    table_mg = np.rint(params[N_DENSE : N_DENSE + TABLE]).astype(np.int64).reshape(6, SQUARES)
+    table_eg = np.rint(params[N_DENSE + TABLE :]).astype(np.int64).reshape(6, SQUARES)
+    return w_mg, w_eg, table_mg, table_eg
+
+
+@njit(cache=True, nogil=True)
+def _row_entries(
+    dense: np.ndarray, cols: np.ndarray, signs: np.ndarray, share: float,
+    index: np.ndarray, value: np.ndarray,
+) -> int:  # fmt: skip
+    """Row ``dense/cols/signs`` as (column, coefficient) pairs; return how many."""
+    n = 0
+    for j in range(dense.shape[0]):
+        if dense[j] != 0.0:
+            index[n] = j
+            value[n] = dense[j]
+            n += 1
+    for k in range(cols.shape[0]):
+        c = cols[k]
+        if c < 0:
+            break
+        index[n] = N_DENSE + c
+        value[n] = signs[k] * share
+        index[n + 1] = N_DENSE + TABLE + c
+        value[n + 1] = signs[k] * (1.0 - share)
+        n += 2
+    return n
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def centipawns(
+    params: np.ndarray, dense: np.ndarray, cols: np.ndarray, signs: np.ndarray, share: np.ndarray
+) -> np.ndarray:
+    """Every row's score for White in centipawns."""
+    out = np.empty(dense.shape[0])
+    for i in prange(dense.shape[0]):
+        index = np.empty(N_DENSE + 2 * MAX_PIECES, dtype=np.int64)
+        value = np.empty(N_DENSE + 2 * MAX_PIECES)
+        n = _row_entries(dense[i], cols[i], signs[i], share[i], index, value)
+        cp = 0.0
+        for a in range(n):
+            cp += params[index[a]] * value[a]
+        out[i] = cp
+    return out
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def normal_terms(
+    params: np.ndarray, k: float, dense: np.ndarray, cols: np.ndarray, signs: np.ndarray,
+    share: np.ndarray, results: np.ndarray, chunks: int,
+) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """Gauss-Newton terms of the mean squared error: ``(JᵀJ / n, Jᵀ(p − r) / n)``.
+
+    Rows are split into ``chunks`` slices summed in parallel, each into a matrix of its
+    own. Within a row only the pairs (a ≤ b) of its nonzero entries are added, the
+    diagonal ones at half weight, and the matrix is completed as ``H + Hᵀ``: the same
+    sum in half the work, and right for a column a row holds twice (a White and a Black
+    piece on mirrored squares)."""
+    rows = dense.shape[0]
+    size = params.shape[0]
+    hess = np.zeros((chunks, size, size))
+    grad = np.zeros((chunks, size))
+    scale = LN10 * k / 400.0
+    for c in prange(chunks):
+        index = np.empty(N_DENSE + 2 * MAX_PIECES, dtype=np.int64)
+        value = np.empty(N_DENSE + 2 * MAX_PIECES)
+        h = hess[c]
+        g = grad[c]
+        for i in range(c * rows // chunks, (c + 1) * rows // chunks):
+            n = _row_entries(dense[i], cols[i], signs[i], share[i], index, value)
+            cp = 0.0
+            for a in range(n):
+                cp += params[index[a]] * value[a]
+            p = 1.0 / (1.0 + np.exp(-scale * cp))
+            slope = p * (1.0 - p) * scale
+            error = p - results[i]
+            for a in range(n):
+                va = value[a] * slope
+                g[index[a]] += va * error
+                h[index[a], index[a]] += 0.5 * va * va
+                for b in range(a + 1, n):
+                    h[index[a], index[b]] += va * value[b] * slope
+    total = hess.sum(axis=0)
+    return (total + total.T) / rows, grad.sum(axis=0) / rows
+
+
+@njit(cache=True, nogil=True)
+def _column_moments(
+    dense: np.ndarray, cols: np.ndarray, signs: np.ndarray, share: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    total = np.zeros(N_PARAMS)
+    squares = np.zeros(N_PARAMS)
+    index = np.empty(N_DENSE + 2 * MAX_PIECES, dtype=np.int64)
+    value = np.empty(N_DENSE + 2 * MAX_PIECES)
+    row = np.zeros(N_PARAMS)
+    for i in range(dense.shape[0]):
+        n = _row_entries(dense[i], cols[i], signs[i], share[i], index, value)
+        for a in range(n):
+            row[index[a]] += value[a]  # a column held twice in a row sums first
+        for a in range(n):
+            j = index[a]
+            if row[j] != 0.0:  # not counted yet (a column held twice is counted once)
+                total[j] += row[j]
+                squares[j] += row[j] * row[j]
+                row[j] = 0.0
+    return total, squares
+
+
+def column_variance(rows: TableRows) -> np.ndarray:
+    total, squares = _column_moments(rows.dense, rows.cols, rows.signs, rows.share)
+    n = len(rows.results)
+    return squares / n - (total / n) ** 2
+
+
+@dataclass(frozen=True)
+class TableFit:
+    params: np.ndarray
+    iterations: int
+    loss: float
+
+
+def fit_tables(
+    rows: TableRows, k: float, start: np.ndarray, prior: float, chunks: int = 2
+) -> TableFit:
+    """Minimise the mean squared error plus the ridge prior towards ``start``."""
+    ridge = prior * column_spread(column_variance(rows), k)
+
+    def loss_of(w: np.ndarray) -> float:
+        cp = centipawns(w, rows.dense, rows.cols, rows.signs, rows.share)
+        error = float(np.mean((sigmoid(cp, k) - rows.results) ** 2))
+        return error + float(np.sum(ridge * (w - start) ** 2))
+
+    def terms(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        hess, grad = normal_terms(
+            w, k, rows.dense, rows.cols, rows.signs, rows.share, rows.results, chunks
+        )
+        return hess + np.diag(ridge), grad + ridge * (w - start)
+
+    params, iterations, loss = levenberg_marquardt(terms, loss_of, start)
+    return TableFit(params, iterations, loss)
+
+
+def table_mse(rows: TableRows, params: np.ndarray, k: float) -> float:
+    cp = centipawns(params, rows.dense, rows.cols, rows.signs, rows.share)
+    return float(np.mean((sigmoid(cp, k) - rows.results) ** 2))
+
+
+@dataclass(frozen=True)
+class TablesFit:
+    w_mg: np.ndarray
+    w_eg: np.ndarray
+    table_mg: np.ndarray
+    table_eg: np.ndarray
+    k: float
+    prior: float
+    games: int
+    positions: int
+    mse_start: float  # the starting weights and hand-made tables on every position
+    mse_cv: float  # fits at the chosen prior on the games each did not see
+    mse_fit: float  # the final fit, tables rounded, on every position
+    digest: str
+    cv_errors: dict[float, float]
+
+
+def fit_chess_tables(
+    path: Path, w_mg: np.ndarray, w_eg: np.ndarray, k: float | None = None,
+    prior: float | None = None,
+) -> TablesFit:  # fmt: skip
+    """Fit the feature weights and both tables to a chess self-play file, starting from
+    (and pulled towards) ``w_mg, w_eg`` with the hand-made tables."""
+    fens, results, games = quiet_rows(path)
+    rows = table_rows(fens, results, games)
+    start = start_params(w_mg, w_eg)
+    if k is None:
+        k = fit_k_to(lambda kk: table_mse(rows, start, kk))
+    errors: dict[float, float] = {}
+    if prior is None:
+        fold = rows.games % FOLDS
+        for p in TABLE_PRIORS:
+            squared = 0.0
+            for f in range(FOLDS):
+                train = fold != f
+                fit = fit_tables(rows.subset(np.flatnonzero(train)), k, start, p)
+                left = rows.subset(np.flatnonzero(~train))
+                squared += table_mse(left, fit.params, k) * len(left.results)
+            errors[p] = squared / len(rows.results)
+        prior = min(errors, key=lambda p: errors[p])
+    fit = fit_tables(rows, k, start, prior)
+    fw_mg, fw_eg, table_mg, table_eg = split_params(fit.params)
+    rounded = start_params(fw_mg, fw_eg)  # the stored weights as a parameter vector
+    rounded[N_DENSE:] = np.concatenate([table_mg.ravel(), table_eg.ravel()])
+    return TablesFit(
+        fw_mg, fw_eg, table_mg, table_eg, k, prior,
+        games=int(rows.games.max()) + 1, positions=len(rows.results),
+        mse_start=table_mse(rows, start, k), mse_cv=errors.get(prior, float("nan")),
+        mse_fit=table_mse(rows, rounded, k),
+        digest=hashlib.sha256(path.read_bytes()).hexdigest()[:16], cv_errors=errors,
+    )  # fmt: skip
+
+
+def describe_tables(fit: TablesFit) -> str:
+    """The fit's figures, its weights and, per piece type, how far its tables moved."""
+    hand_mg, hand_eg = hand_piece_square_tables()
+    lines = [
+        f"chess with tables: {fit.positions} quiet positions from {fit.games} games, "
+        f"K = {fit.k:.4f}, prior {fit.prior:g}; mean squared error: hand-set "
+        f"{fit.mse_start:.5f}, fitted on left-out games {fit.mse_cv:.5f}, fitted (all "
+        f"games, tables rounded) {fit.mse_fit:.5f}",
+        "  left-out error per prior: "
+        + ", ".join(f"{p:g}: {e:.5f}" for p, e in fit.cv_errors.items()),
+        f"  {'feature':<22} {'mg':>9} {'eg':>9}",
+    ]
+    for name, mg, eg in zip(CHESS_FEATURES, fit.w_mg, fit.w_eg, strict=True):
+        lines.append(f"  {name:<22} {mg:9.2f} {eg:9.2f}")
+    lines.append("  piece-square tables: mean |fitted − hand| (mg, eg), mean entry (mg, eg)")
+    for pt, name in enumerate(("pawn", "knight", "bishop", "rook", "queen", "king")):
+        squares = slice(8, 56) if pt == PAWN else slice(0, 64)
+        move_mg = np.abs(fit.table_mg[pt, squares] - hand_mg[pt, squares]).mean()
+        move_eg = np.abs(fit.table_eg[pt, squares] - hand_eg[pt, squares]).mean()
+        lines.append(
+            f"  {name:<8} {move_mg:6.1f} {move_eg:6.1f}   "
+            f"{fit.table_mg[pt, squares].mean():7.1f} {fit.table_eg[pt, squares].mean():7.1f}"
+        )
+    return "\n".join(lines)
