@@ -55,7 +55,7 @@ MAX_PIECES = 32
 DENSE_FEATURES = np.array([i for i in range(N_CHESS) if i not in (C_PST_MG, C_PST_EG)])
 N_DENSE = 2 * len(DENSE_FEATURES)
 N_PARAMS = N_DENSE + 2 * TABLE
-TABLE_PRIORS = (0.3, 1.0, 3.0, 10.0)  # prior strengths tried by cross-validation
+TABLE_PRIORS = (0.1, 0.3, 1.0, 3.0, 10.0)  # prior strengths tried by cross-validation
 
 
 @dataclass(frozen=True)
@@ -250,8 +250,16 @@ class TableFit:
 def fit_tables(
     rows: TableRows, k: float, start: np.ndarray, prior: float, chunks: int = 2
 ) -> TableFit:
-    """Minimise the mean squared error plus the ridge prior towards ``start``."""
+    """Minimise the mean squared error plus the ridge prior towards ``start``.
+
+    The feature weights' ridge is scaled by each column's spread, as in the feature fit.
+    The table entries share one ridge, the mean of their columns' spreads: scaled entry
+    by entry, a square a piece rarely stands on (a king on f7 in the middlegame) would
+    get almost no pull towards its hand value and take whatever its few positions said
+    (+343 cp in a first fit); shared, every entry carries the same belief in centipawns,
+    and an entry moves far only where many positions ask it to."""
     ridge = prior * column_spread(column_variance(rows), k)
+    ridge[N_DENSE:] = ridge[N_DENSE:].mean()
 
     def loss_of(w: np.ndarray) -> float:
         cp = centipawns(w, rows.dense, rows.cols, rows.signs, rows.share)
