@@ -152,6 +152,7 @@ def _read_tables(
         if (
             table is None
             or table.shape != TABLE_SHAPE
+            or table.dtype.kind not in "iuf"
             or not np.all(np.isfinite(table))
             or not np.array_equal(table, np.rint(table))
         ):

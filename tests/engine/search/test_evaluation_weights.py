@@ -82,7 +82,12 @@ def test_format_1_file_reads_with_the_hand_made_tables(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("table", "problem"),
-    [(np.zeros((6, 63)), "shape"), (np.full((6, 64), 0.5), "whole"), (None, "missing")],
+    [
+        (np.zeros((6, 63)), "shape"),
+        (np.full((6, 64), 0.5), "whole"),
+        (np.full((6, 64), "x"), "whole"),
+        (None, "missing"),
+    ],
 )
 def test_bad_tables_are_refused(tmp_path: Path, table: np.ndarray | None, problem: str) -> None:
     path = tmp_path / "w.npz"
