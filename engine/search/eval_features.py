@@ -15,10 +15,11 @@ marked *side to move*: those describe the player to move (a knight it can take f
 free) and enter the vector multiplied by +1 when White is to move and −1 when Black
 is, so the evaluation stays symmetric while still telling mover from waiter.
 
-Chess (``CHESS_FEATURES``): material per piece type; the hand-made piece-square tables
-(one feature for the middlegame table, one for the endgame table, so their scale is
-fitted); mobility per piece type (attacked squares neither held by an own piece nor
-attacked by an enemy pawn); king safety (own pawns in the shield in front of the king,
+Chess (``CHESS_FEATURES``): material per piece type; the piece-square tables (one
+feature for the middlegame table, one for the endgame table; the tables themselves are
+read from the weights file, fitted entry by entry by :mod:`engine.tune.texel_tables`);
+mobility per piece type (attacked squares neither held by an own piece nor attacked by an
+enemy pawn); king safety (own pawns in the shield in front of the king,
 attacks of enemy pieces on the king's zone, files beside the king bare of own pawns);
 pawn structure (doubled, isolated, passed pawns with a bonus growing with the square of
 their advance); the bishop pair; rooks on open and half-open files; and the tempo.
