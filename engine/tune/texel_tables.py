@@ -105,10 +105,13 @@ def table_rows(fens: list[str], results: np.ndarray, games: np.ndarray) -> Table
     return TableRows(dense, cols, signs, share, results, games)
 
 
-def start_params(w_mg: np.ndarray, w_eg: np.ndarray) -> np.ndarray:
-    """The parameter vector of the weights ``w_mg, w_eg`` with the hand-made tables scaled
-    by their ``pst_mg`` / ``pst_eg`` weights (what those weights evaluate to)."""
-    mg_table, eg_table = hand_piece_square_tables()
+def start_params(
+    w_mg: np.ndarray, w_eg: np.ndarray, tables: tuple[np.ndarray, np.ndarray] | None = None
+) -> np.ndarray:
+    """The parameter vector of the weights ``w_mg, w_eg`` with ``tables`` (default: the
+    hand-made ones) scaled by their ``pst_mg`` / ``pst_eg`` weights: what those weights
+    and tables evaluate to."""
+    mg_table, eg_table = hand_piece_square_tables() if tables is None else tables
     tables_mg = w_mg[C_PST_MG] * mg_table + w_mg[C_PST_EG] * eg_table
     tables_eg = w_eg[C_PST_MG] * mg_table + w_eg[C_PST_EG] * eg_table
     return np.concatenate([

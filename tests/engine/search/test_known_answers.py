@@ -110,10 +110,11 @@ MATE_IN_TWO = "k7/8/2K5/8/8/8/8/1R6 w - - 0 1"  # 1. Kc7! Ka7 2. Ra1# (checked b
     ("algorithm", "params", "iterations"),
     [
         ("alphabeta", {}, 100_000),
-        # The classic bfms: with quiescence leaves (the chess default) it proves the mate in
-        # four after 1. Rb5 first, and a won game's 10,000-point value then takes every
-        # visit (C·sqrt(ln N / n) never competes with it), so the shorter mate stays unseen.
-        ("bfms", {"leaf": "static"}, 2000),
+        # (The classic bfms is left out: it keeps the first forced win it proves, whose
+        # 10,000-point value then takes every visit — C·sqrt(ln N / n) never competes with
+        # it — so a shorter mate stays unseen. With quiescence leaves it proves the mate in
+        # four after 1. Rb5 first; with static leaves and session 52's evaluation, the mate
+        # in three after 1. Ra1+. Both are scored by their length, below.)
         ("uct", {}, 10_000),
         # (uct-minimax is left out: in a won ending every depth-3 leaf search scores a win
         # by sign, and even scaled rewards average the mate away among near-equal lines.)
@@ -127,23 +128,25 @@ def test_mate_in_two_with_a_quiet_first_move(algorithm: str, params: dict, itera
     assert info.pv[:3] == ("c6c7", "a8a7", "b1a1")
 
 
-@pytest.mark.parametrize(("algorithm", "params"), [("alphabeta", {}), ("bfms", {"leaf": "static"})])
-def test_minimax_algorithms_score_a_forced_mate_as_win_minus_ten_per_ply(
-    algorithm: str, params: dict
-) -> None:
-    info = SearchController(
-        "chess", MATE_IN_TWO, algorithm=algorithm, params=params, seed=1
-    ).search(iterations=100_000 if algorithm == "alphabeta" else 2000)
+def test_alphabeta_scores_the_forced_mate_as_win_minus_ten_per_ply() -> None:
+    info = SearchController("chess", MATE_IN_TWO, algorithm="alphabeta", seed=1).search(
+        iterations=100_000
+    )
     assert info.moves[0].eval == pytest.approx(10000 - 10 * 3)  # mate on the third ply
 
 
-def test_bfms_with_its_chess_defaults_plays_a_forced_mate_and_scores_it_by_its_length() -> None:
-    info = SearchController("chess", MATE_IN_TWO, algorithm="bfms", seed=1).search(iterations=2000)
+@pytest.mark.parametrize("leaf", ["static", "quiescence"])
+def test_bfms_plays_a_forced_mate_and_scores_it_by_its_length(leaf: str) -> None:
+    """bfms keeps the first mate it proves (not always the shortest, above); the line it
+    shows ends in mate and its value is ``WIN − 10 · plies`` of that line."""
+    info = SearchController(
+        "chess", MATE_IN_TWO, algorithm="bfms", params={"leaf": leaf}, seed=1
+    ).search(iterations=2000)
     board = chess.Board(MATE_IN_TWO)
     for uci in info.pv:
         board.push_uci(uci)
-    assert board.is_checkmate()  # the line it shows ends in mate ...
-    assert info.moves[0].eval == pytest.approx(10000 - 10 * len(info.pv))  # ... and is scored so
+    assert board.is_checkmate()
+    assert info.moves[0].eval == pytest.approx(10000 - 10 * len(info.pv))
 
 
 def test_final_choice_breaks_equal_visits_by_q_then_by_evaluation() -> None:

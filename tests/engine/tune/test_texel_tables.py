@@ -63,12 +63,14 @@ def rows_of(fens: list[str], results: np.ndarray | None = None):
     return table_rows(fens, results, np.arange(len(fens)) // 30)
 
 
-def test_sparse_rows_score_as_the_dense_design_with_the_hand_tables(fens: list[str]) -> None:
-    hand = hand_weights()
+def test_sparse_rows_score_as_the_dense_design_with_the_shipped_tables(fens: list[str]) -> None:
+    """The feature kernel sums the shipped tables; the sparse rows given those tables and
+    weights score every position as the dense design does."""
+    shipped = shipped_weights()
     rows = rows_of(fens)
     features, phase = feature_matrix(fens, "chess")
-    dense = design_matrix(features, phase) @ np.concatenate([hand.chess_mg, hand.chess_eg])
-    start = start_params(hand.chess_mg, hand.chess_eg)
+    dense = design_matrix(features, phase) @ np.concatenate([shipped.chess_mg, shipped.chess_eg])
+    start = start_params(shipped.chess_mg, shipped.chess_eg, shipped.chess_tables)
     sparse = centipawns(start, rows.dense, rows.cols, rows.signs, rows.share)
     assert sparse == pytest.approx(dense, abs=1e-6)
 
