@@ -20,7 +20,9 @@ from engine.search.eval_weights import (
     shipped_weights,
 )
 from engine.tune.fitting import feature_matrix, sigmoid
+from engine.tune.selfplay import SelfPlayConfig, play_games, write_games
 from engine.tune.texel import design_matrix
+from engine.tune.texel import main as texel_main
 from engine.tune.texel_tables import (
     N_DENSE,
     N_PARAMS,
@@ -165,3 +167,19 @@ def test_shipped_tables_are_what_the_evaluation_sums() -> None:
     features, _ = feature_matrix(["4k3/8/8/8/3N4/8/8/4K3 w - - 0 1"], "chess")
     assert features[0, C_PST_MG] == PST_MG[1, 27] + PST_MG[5, 4] - PST_MG[5, 4]
     assert features[0].shape == (N_CHESS,)
+
+
+def test_texel_command_fits_and_stores_the_tables(tmp_path: Path) -> None:
+    """``python -m engine.tune.texel --chess F --tables`` writes a weights file whose
+    tables are whole numbers that the loader accepts and whose source says how."""
+    config = SelfPlayConfig(game="chess", games=12, seed=3, nodes=150)
+    games = tmp_path / "games.tsv.gz"
+    write_games(games, config, play_games(config), "test")
+    out = tmp_path / "w.npz"
+    assert texel_main(["--chess", str(games), "--tables", "--prior", "3", "--out", str(out)]) == 0
+    w = load_weights(out)
+    assert "--tables" in w.source and "piece-square tables" in w.source
+    assert w.chess_tables[0].dtype == np.int64 and w.chess_tables[0].shape == (6, 64)
+    assert (w.chess_mg[C_PST_MG], w.chess_eg[C_PST_EG]) == (1.0, 1.0)
+    with pytest.raises(SystemExit):
+        texel_main(["--knight", str(games), "--tables", "--out", str(out)])
