@@ -123,3 +123,17 @@ def quiet_rows(path: Path) -> tuple[list[str], np.ndarray, np.ndarray]:
     games = game_ids(plies)
     quiet = np.array([f == "" for f in flags])
     return [f for f, q in zip(fens, quiet, strict=True) if q], results[quiet], games[quiet]
+
+
+def weight_lines(
+    cv_errors: dict[float, float], names: tuple[str, ...], w_mg: np.ndarray, w_eg: np.ndarray
+) -> list[str]:
+    """A fit's report after its summary line: the left-out error per prior tried, then
+    one line per feature with its middlegame and endgame weight."""
+    lines = [
+        "  left-out error per prior: " + ", ".join(f"{p:g}: {e:.5f}" for p, e in cv_errors.items()),
+        f"  {'feature':<22} {'mg':>9} {'eg':>9}",
+    ]
+    for name, mg, eg in zip(names, w_mg, w_eg, strict=True):
+        lines.append(f"  {name:<22} {mg:9.2f} {eg:9.2f}")
+    return lines

@@ -57,6 +57,7 @@ from engine.tune.fitting import (
     levenberg_marquardt,
     quiet_rows,
     sigmoid,
+    weight_lines,
 )
 from engine.tune.texel_tables import describe_tables, fit_chess_tables
 
@@ -194,12 +195,8 @@ def describe(fit: GameFit) -> str:
         f"{fit.game}: {fit.positions} quiet positions from {fit.games} games, K = {fit.k:.4f}, "
         f"prior {fit.prior:g}; mean squared error: hand-set {fit.mse_hand:.5f}, "
         f"fitted on left-out games {fit.mse_cv:.5f}, fitted (all games) {fit.mse_fit:.5f}",
-        "  left-out error per prior: "
-        + ", ".join(f"{p:g}: {e:.5f}" for p, e in fit.cv_errors.items()),
-        f"  {'feature':<22} {'mg':>9} {'eg':>9}",
+        *weight_lines(fit.cv_errors, names, fit.w_mg, fit.w_eg),
     ]
-    for name, mg, eg in zip(names, fit.w_mg, fit.w_eg, strict=True):
-        lines.append(f"  {name:<22} {mg:9.2f} {eg:9.2f}")
     return "\n".join(lines)
 
 

@@ -45,6 +45,7 @@ from engine.tune.fitting import (
     levenberg_marquardt,
     quiet_rows,
     sigmoid,
+    weight_lines,
 )
 
 SQUARES = 64
@@ -345,12 +346,8 @@ def describe_tables(fit: TablesFit) -> str:
         f"K = {fit.k:.4f}, prior {fit.prior:g}; mean squared error: hand-set "
         f"{fit.mse_start:.5f}, fitted on left-out games {fit.mse_cv:.5f}, fitted (all "
         f"games, tables rounded) {fit.mse_fit:.5f}",
-        "  left-out error per prior: "
-        + ", ".join(f"{p:g}: {e:.5f}" for p, e in fit.cv_errors.items()),
-        f"  {'feature':<22} {'mg':>9} {'eg':>9}",
+        *weight_lines(fit.cv_errors, CHESS_FEATURES, fit.w_mg, fit.w_eg),
     ]
-    for name, mg, eg in zip(CHESS_FEATURES, fit.w_mg, fit.w_eg, strict=True):
-        lines.append(f"  {name:<22} {mg:9.2f} {eg:9.2f}")
     lines.append("  piece-square tables: mean |fitted − hand| (mg, eg), mean entry (mg, eg)")
     for pt, name in enumerate(("pawn", "knight", "bishop", "rook", "queen", "king")):
         squares = slice(8, 56) if pt == PAWN else slice(0, 64)
