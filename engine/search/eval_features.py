@@ -22,10 +22,7 @@ mobility per piece type (attacked squares neither held by an own piece nor attac
 enemy pawn); king safety (own pawns in the shield in front of the king,
 attacks of enemy pieces on the king's zone, files beside the king bare of own pawns);
 pawn structure (doubled, isolated, passed pawns with a bonus growing with the square of
-their advance); the bishop pair; rooks on open and half-open files; the tempo; and
-threats (enemy pieces attacked by a pawn, rooks and queens by a minor piece, queens by a
-rook, men attacked and undefended, and, for the side to move, how many of its own pieces
-face one of those threats).
+their advance); the bishop pair; rooks on open and half-open files; and the tempo.
 
 Knight chess (``KNIGHT_FEATURES``): knights, mobility, centralisation, advance, knights
 defended by a friendly knight, and, for the side to move, enemy knights it attacks,
@@ -48,7 +45,6 @@ from engine.core.state import (
     KNIGHT,
     PAWN,
     PLY,
-    QUEEN,
     ROOK,
     TURN,
     WHITE_BB,
@@ -57,7 +53,6 @@ from engine.core.tables import CENTRALITY, KING_ATTACKS, KNIGHT_ATTACKS
 from engine.search.eval_names import (
     C_BISHOP_PAIR,
     C_DOUBLED,
-    C_HANGING,
     C_ISOLATED,
     C_KING_OPEN_FILES,
     C_KING_PRESSURE,
@@ -70,11 +65,7 @@ from engine.search.eval_names import (
     C_PST_MG,
     C_ROOK_HALF_OPEN,
     C_ROOK_OPEN,
-    C_STM_THREATENED,
     C_TEMPO,
-    C_THREAT_MINOR,
-    C_THREAT_PAWN,
-    C_THREAT_ROOK,
     K_ADVANCE,
     K_CENTRE,
     K_DEFENDED,
@@ -169,12 +160,6 @@ def chess_features(s: np.ndarray, f: np.ndarray) -> float:
         f[i] = 0.0
     occ = s[WHITE_BB] | s[WHITE_BB + 1]
     phase = 0
-    # Each side's attacks, gathered on the way for the threat features after the loop:
-    # by pawns, by minor pieces, by rooks, and by anything (king included).
-    # Scalars, not arrays: four small arrays a call cost more than the features they feed.
-    zero = np.uint64(0)
-    white_pawn = white_minor = white_rook = white_any = zero
-    black_pawn = black_minor = black_rook = black_any = zero
     for color in range(2):
         sign = 1.0 if color == 0 else -1.0
         flip = 0 if color == 0 else 56  # mirror ranks for Black's tables
@@ -200,16 +185,12 @@ def chess_features(s: np.ndarray, f: np.ndarray) -> float:
         pst_eg += king_eg
         f[C_PAWN] += sign * popcount(own_pawns)
         pressure = 0
-        by_pawn = pawn_attacks(own_pawns, color)
-        by_minor = by_rook = zero
-        attacks = by_pawn
         for pt in range(KNIGHT, KING):
             b = s[pt] & own
             count = popcount(b)
             phase += PHASE_WEIGHT[pt] * count
             f[pt] += sign * count
             mobility = 0
-            seen = np.uint64(0)
             while b:
                 sq = lsb(b)
                 b = pop_lsb(b)
@@ -230,13 +211,7 @@ def chess_features(s: np.ndarray, f: np.ndarray) -> float:
                     a = rook_attacks(sq, occ) | bishop_attacks(sq, occ)
                 mobility += popcount(a & safe)
                 pressure += popcount(a & zone)
-                seen |= a
             f[C_MOB_KNIGHT + pt - KNIGHT] += sign * mobility
-            attacks |= seen
-            if pt <= BISHOP:  # the loop starts at the knight
-                by_minor |= seen
-            elif pt == ROOK:
-                by_rook = seen
         f[C_PST_MG] += sign * pst_mg
         f[C_PST_EG] += sign * pst_eg
         f[C_KING_PRESSURE] += sign * pressure
@@ -261,60 +236,13 @@ def chess_features(s: np.ndarray, f: np.ndarray) -> float:
         king = s[KING] & own
         if king:
             k = lsb(king)
-            attacks |= KING_ATTACKS[k]
             f[C_KING_SHIELD] += sign * popcount(KING_SHIELD[color, k] & own_pawns)
             kf = k & 7
             for file in range(max(0, kf - 1), min(7, kf + 1) + 1):
                 if not (FILES[file] & own_pawns):
                     f[C_KING_OPEN_FILES] += sign
-        if color == 0:
-            white_pawn, white_minor, white_rook, white_any = by_pawn, by_minor, by_rook, attacks
-        else:
-            black_pawn, black_minor, black_rook, black_any = by_pawn, by_minor, by_rook, attacks
-    threats(
-        s, (white_pawn, black_pawn), (white_minor, black_minor), (white_rook, black_rook),
-        (white_any, black_any), f,
-    )  # fmt: skip
     f[C_TEMPO] = 1.0 if s[TURN] == 0 else -1.0
     return float(min(phase, MAX_PHASE))
-
-
-@njit(cache=True, nogil=True, inline="always")
-def threats(
-    s: np.ndarray,
-    by_pawn: tuple[np.uint64, np.uint64],
-    by_minor: tuple[np.uint64, np.uint64],
-    by_rook: tuple[np.uint64, np.uint64],
-    by_any: tuple[np.uint64, np.uint64],
-    f: np.ndarray,
-) -> None:
-    """The threat features from each side's attacks (White's, Black's): enemy pieces
-    attacked by a pawn, rooks and queens by a minor piece, queens by a rook, and enemy
-    men (not the king) attacked and not defended; then, for the side to move, how many of
-    its own pieces face one of those threats (it saves one a move, so the count matters).
-
-    Quiescence resolves the captures the side to move has at a leaf, not the ones it
-    faces: those are what the static score otherwise misses."""
-    kings = s[KING]
-    pieces = s[KNIGHT] | s[BISHOP] | s[ROOK] | s[QUEEN]
-    heavy = s[ROOK] | s[QUEEN]
-    for color in range(2):
-        sign = 1.0 if color == 0 else -1.0
-        enemy = s[WHITE_BB + 1 - color]
-        f[C_THREAT_PAWN] += sign * popcount(by_pawn[color] & enemy & pieces)
-        f[C_THREAT_MINOR] += sign * popcount(by_minor[color] & enemy & heavy)
-        f[C_THREAT_ROOK] += sign * popcount(by_rook[color] & enemy & s[QUEEN])
-        f[C_HANGING] += sign * popcount(by_any[color] & enemy & ~kings & ~by_any[1 - color])
-    us = np.int64(s[TURN])
-    them = 1 - us
-    mine = s[WHITE_BB + us]
-    threatened = (
-        (by_pawn[them] & mine & pieces)
-        | (by_minor[them] & mine & heavy)
-        | (by_rook[them] & mine & s[QUEEN])
-        | (by_any[them] & mine & ~kings & ~by_any[us])
-    )
-    f[C_STM_THREATENED] = (1.0 if us == 0 else -1.0) * popcount(threatened)
 
 
 @njit(cache=True, nogil=True)
