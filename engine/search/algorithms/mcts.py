@@ -55,6 +55,7 @@ from engine.search.alphabeta_core import (
     INF,
     MAX_PLY,
     NULL_WINDOW,
+    PRUNED,
     QCHECKS,
     QPRUNE,
     SearchContext,
@@ -1110,6 +1111,12 @@ class MCTS(Algorithm):
             game_defaults={"chess": True},  # results.md: session 29
         ),
         ParamSpec(
+            "prune", "bool", False,
+            "chess: the alpha-beta searches that score the tree's nodes extend checks and "
+            "prune as engines do — principal-variation search, null-move pruning, late-move "
+            "reductions (off: the alphabeta baseline's plain search)",
+        ),
+        ParamSpec(
             "cut", "bool", False,
             "expand=evaluate: stop scoring a node's children once one refutes the move "
             "into it (shows it no better than a sibling), as alpha-beta does at a cut "
@@ -1451,6 +1458,7 @@ class MCTS(Algorithm):
         search.stats[ABORTED] = 0
         search.stats[QCHECKS] = w.params["qchecks"]
         search.stats[QPRUNE] = w.params["qprune"]
+        search.stats[PRUNED] = w.params["prune"]
         w.kparams[K_C] = cls.search_params(w.params, w.root)["c_puct"]
         return mcts_run(
             w.tree.arrays, w.root, w.scratch(trace), search.arrays,
