@@ -1,5 +1,9 @@
 """Negamax alpha-beta in numba: transposition table, killer moves, MVV-LVA, quiescence.
 
+With ``stats[PRUNED]`` (``mcts prune=true``) it also extends checks and uses
+principal-variation search, null-move pruning and late-move reductions; the ``alphabeta``
+baseline stays the generic search the seed's claim names.
+
 Used twice: as the ``alphabeta`` baseline (iterative deepening from Python,
 one :func:`search_root` call per depth) and as the depth-3 leaf evaluation of
 ``uct-minimax`` (:func:`minimax_value`).
@@ -422,14 +426,14 @@ def after_pass(states: np.ndarray, ply: int) -> bool:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def may_pass(ctx: tuple, ply: int, depth: int, beta: float, checked: bool) -> bool:
+def may_pass(ctx: tuple, ply: int, depth: int, alpha: float, beta: float, checked: bool) -> bool:
     """Whether null-move pruning may try a pass at ``ply``: never in check, at the root,
-    right after another pass, with a window wider than a null one (the principal
-    variation is searched in full), without a piece besides pawns, or when the static
-    evaluation is already below ``beta``."""
+    fewer than two plies from the horizon, right after another pass, with a window wider
+    than a null one (the principal variation is searched in full), without a piece
+    besides king and pawns, or when the static evaluation is already below ``beta``."""
     states = ctx[0]
     s = states[ply]
-    if checked or ply == 0 or depth < 2:
+    if checked or ply == 0 or depth < 2 or beta - alpha > 2 * NULL_WINDOW:
         return False
     if after_pass(states, ply) or not has_pieces(s):
         return False
@@ -500,7 +504,7 @@ def negamax(
                 return cached
 
     child = states[ply + 1]
-    if pruned and beta - alpha <= 2 * NULL_WINDOW and may_pass(ctx, ply, depth, beta, checked):
+    if pruned and may_pass(ctx, ply, depth, alpha, beta, checked):
         # Null-move pruning: if the side to move, passing, still scores beta or more in a
         # search NULL_R plies shallower, a real move would too (some move is better than
         # none, outside zugzwang), so the node fails high without trying its moves.
