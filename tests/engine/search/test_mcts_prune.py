@@ -7,20 +7,17 @@ reductions) is tested on the alpha-beta kernel in ``test_alphabeta_pruning.py``.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from engine.search.registry import validate_params
-from engine.search.tactics import Tactic, found, load_tactics, search_fresh
+from engine.search.tactics import Tactic, found, search_fresh
+from tests.engine.search.test_alphabeta_pruning import MIDDLEGAME
+from tests.engine.search.test_tactics_suite import BUDGET, SEED, TACTICS
 
-SUITE = Path(__file__).resolve().parents[2] / "data" / "tactics.epd"
-#: Every fifth position of the suite (mates in one and two and captures among them): enough
-#: to catch a pruning that loses tactics, at a fifth of the full suite's cost (the full
-#: suite runs with the defaults, ``test_tactics_suite.py``).
-SAMPLE = load_tactics(SUITE)[::5]
-BUDGET = 3000  # as the full suite's test
-MIDDLEGAME = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R1BQKB1R w KQ - 1 8"
+#: Every fifth position of the suite (mates in one and two and captures among them), at
+#: the full suite's budget and seed: enough to catch a pruning that loses tactics, at a
+#: fifth of the full suite's cost (the full suite runs with the defaults).
+SAMPLE = TACTICS[::5]
 
 
 def test_prune_is_off_by_default_in_both_games() -> None:
@@ -44,6 +41,6 @@ def test_prune_changes_the_tree_the_search_grows() -> None:
 
 @pytest.mark.parametrize("tactic", SAMPLE, ids=lambda t: t.id)
 def test_pruned_mcts_finds_the_answer_at_a_fixed_budget(tactic: Tactic) -> None:
-    info = search_fresh(tactic.fen, "mcts", {"prune": True}, iterations=BUDGET, seed=1)
+    info = search_fresh(tactic.fen, "mcts", {"prune": True}, iterations=BUDGET, seed=SEED)
     top = [(m.move, m.visits, round(m.q, 3), m.proof) for m in info.moves[:3]]
     assert found(tactic, info), (tactic.id, sorted(tactic.bm), info.bestmove, top)
