@@ -4,9 +4,10 @@ With ``stats[PRUNED]`` (``mcts prune=true``) it also extends checks and uses
 principal-variation search, null-move pruning and late-move reductions; the ``alphabeta``
 baseline stays the generic search the seed's claim names.
 
-Used twice: as the ``alphabeta`` baseline (iterative deepening from Python,
-one :func:`search_root` call per depth) and as the depth-3 leaf evaluation of
-``uct-minimax`` (:func:`minimax_value`).
+Used by the ``alphabeta`` baseline (iterative deepening from Python, one
+:func:`search_root` call per depth), as the depth-3 leaf evaluation of ``uct-minimax``
+(:func:`minimax_value`), for ``bfms``'s quiescence leaves (:mod:`engine.search.parts.expand`)
+and for ``mcts``'s node searches (:mod:`engine.search.parts.leaf`).
 
 Scores are for the side to move at the node: static evaluations in [-1, 1]
 (:mod:`engine.search.evaluation`), a win found by search ``WIN - 10 * ply``
