@@ -70,13 +70,16 @@ def design_matrix(features: np.ndarray, phase: np.ndarray) -> np.ndarray:
     return np.hstack([features * mg, features * (1.0 - mg)])
 
 
-def predict(x: np.ndarray, w: np.ndarray, k: float) -> np.ndarray:
-    """Expected score for White of each row of the design matrix ``x``."""
-    return sigmoid(x @ w, k)
+def predict(x: np.ndarray, w: np.ndarray, k: float, offset: np.ndarray | float = 0.0) -> np.ndarray:
+    """Expected score for White of each row of the design matrix ``x`` (plus ``offset``
+    centipawns a row: the part of the evaluation held fixed, :mod:`engine.tune.texel_added`)."""
+    return sigmoid(x @ w + offset, k)
 
 
-def mse(x: np.ndarray, results: np.ndarray, w: np.ndarray, k: float) -> float:
-    return float(np.mean((predict(x, w, k) - results) ** 2))
+def mse(
+    x: np.ndarray, results: np.ndarray, w: np.ndarray, k: float, offset: np.ndarray | float = 0.0
+) -> float:
+    return float(np.mean((predict(x, w, k, offset) - results) ** 2))
 
 
 def fit_k(x: np.ndarray, results: np.ndarray, w: np.ndarray) -> float:
@@ -100,23 +103,26 @@ def fit_weights(
     prior: float = 0.01,
     max_iterations: int = 200,
     tolerance: float = 1e-12,
+    offset: np.ndarray | float = 0.0,
 ) -> Fit:
     """Minimise ``mean((sigmoid(K·x w) − results)²) + ridge`` by Levenberg-Marquardt.
 
     The ridge term pulls each weight towards ``start`` with strength ``prior`` times the
     curvature one average position gives along that feature's spread, so ``prior`` is
     roughly "how many positions' worth of belief the starting weights carry, per
-    position" and does not depend on the features' units.
+    position" and does not depend on the features' units. ``offset`` is a fixed
+    centipawn term a row, added before the sigmoid (the weights held where they are).
     """
     n = x.shape[0]
     scale = LN10 * k / 400.0
     ridge = prior * column_spread(x.var(axis=0), k)
 
     def loss_of(w: np.ndarray) -> float:
-        return float(np.mean((predict(x, w, k) - results) ** 2) + np.sum(ridge * (w - start) ** 2))
+        error = np.mean((predict(x, w, k, offset) - results) ** 2)
+        return float(error + np.sum(ridge * (w - start) ** 2))
 
     def terms(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        p = predict(x, w, k)
+        p = predict(x, w, k, offset)
         jac = x * (p * (1.0 - p) * scale)[:, None]
         hess = jac.T @ jac / n + np.diag(ridge)
         return hess, jac.T @ (p - results) / n + ridge * (w - start)
@@ -126,17 +132,26 @@ def fit_weights(
 
 
 def choose_prior(
-    x: np.ndarray, results: np.ndarray, games: np.ndarray, k: float, start: np.ndarray
+    x: np.ndarray,
+    results: np.ndarray,
+    games: np.ndarray,
+    k: float,
+    start: np.ndarray,
+    offset: np.ndarray | float = 0.0,
 ) -> tuple[float, dict[float, float]]:
     """The prior strength whose fits best predict left-out games, and each one's error."""
     fold = games % FOLDS
+    off = np.broadcast_to(np.asarray(offset, dtype=np.float64), results.shape)
     errors: dict[float, float] = {}
     for prior in PRIORS:
         squared = 0.0
         for f in range(FOLDS):
             train = fold != f
-            w = fit_weights(x[train], results[train], k, start, prior=prior).weights
-            squared += float(np.sum((predict(x[~train], w, k) - results[~train]) ** 2))
+            w = fit_weights(
+                x[train], results[train], k, start, prior=prior, offset=off[train]
+            ).weights
+            left = predict(x[~train], w, k, off[~train]) - results[~train]
+            squared += float(np.sum(left**2))
         errors[prior] = squared / len(results)
     return min(errors, key=lambda p: errors[p]), errors
 
