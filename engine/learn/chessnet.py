@@ -40,7 +40,6 @@ _SPREAD = {
     "king_shield": 2.0, "king_pressure": 4.0, "king_open_files": 1.0,
     "doubled_pawns": 1.0, "isolated_pawns": 1.5, "passed_pawns": 1.0, "passed_rank_squared": 10.0,
     "bishop_pair": 0.7, "rook_open_file": 0.7, "rook_half_open_file": 0.7, "tempo": 1.0,
-    "king_attack": 10.0, "low_mobility": 1.5, "pinned": 0.5,
 }  # fmt: skip
 SCALE = np.array([1.0 / _SPREAD[name] for name in CHESS_FEATURES])
 

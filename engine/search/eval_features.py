@@ -22,12 +22,7 @@ mobility per piece type (attacked squares neither held by an own piece nor attac
 enemy pawn); king safety (own pawns in the shield in front of the king,
 attacks of enemy pieces on the king's zone, files beside the king bare of own pawns);
 pawn structure (doubled, isolated, passed pawns with a bonus growing with the square of
-their advance); the bishop pair; rooks on open and half-open files; the tempo; and, added
-last, three terms the quiescence search cannot settle at a leaf because no capture
-resolves them: the attack on the enemy king (its zone's attacked squares times the pieces
-that attack it: several attackers are worth more than their sum), pieces with fewer than
-two safe squares (``2 − safe squares`` each: a piece about to be trapped), and pieces pinned
-to their own king by an enemy slider.
+their advance); the bishop pair; rooks on open and half-open files; and the tempo.
 
 Knight chess (``KNIGHT_FEATURES``): knights, mobility, centralisation, advance, knights
 defended by a friendly knight, and, for the side to move, enemy knights it attacks,
@@ -50,26 +45,22 @@ from engine.core.state import (
     KNIGHT,
     PAWN,
     PLY,
-    QUEEN,
     ROOK,
     TURN,
     WHITE_BB,
 )
-from engine.core.tables import BETWEEN, CENTRALITY, KING_ATTACKS, KNIGHT_ATTACKS
+from engine.core.tables import CENTRALITY, KING_ATTACKS, KNIGHT_ATTACKS
 from engine.search.eval_names import (
     C_BISHOP_PAIR,
     C_DOUBLED,
     C_ISOLATED,
-    C_KING_ATTACK,
     C_KING_OPEN_FILES,
     C_KING_PRESSURE,
     C_KING_SHIELD,
-    C_LOW_MOBILITY,
     C_MOB_KNIGHT,
     C_PASSED,
     C_PASSED_RANK2,
     C_PAWN,
-    C_PINNED,
     C_PST_EG,
     C_PST_MG,
     C_ROOK_HALF_OPEN,
@@ -161,26 +152,6 @@ def square_sums(b: np.uint64, pt: int, flip: int) -> tuple[int, int]:
     return mg, eg
 
 
-@njit(cache=True, nogil=True, inline="always")
-def pinned_pieces(s: np.ndarray, k: int, own: np.uint64, enemy: np.uint64, occ: np.uint64) -> int:
-    """How many of the king's own knights, bishops, rooks and queens (on ``k``) stand alone
-    between it and an enemy slider on its line: pinned, so they cannot move off the line
-    (a knight not at all), and whatever they guard is guarded only on paper."""
-    empty = np.uint64(0)
-    snipers = (rook_attacks(k, empty) & (s[ROOK] | s[QUEEN]) & enemy) | (
-        bishop_attacks(k, empty) & (s[BISHOP] | s[QUEEN]) & enemy
-    )
-    pieces = own & ~s[PAWN] & ~s[KING]
-    n = 0
-    while snipers:
-        sn = lsb(snipers)
-        snipers = pop_lsb(snipers)
-        between = BETWEEN[k, sn] & occ
-        if between and not (between & (between - np.uint64(1))) and between & pieces:
-            n += 1
-    return n
-
-
 @njit(cache=True, nogil=True)
 def chess_features(s: np.ndarray, f: np.ndarray) -> float:
     """Fill ``f``'s first ``N_CHESS`` entries (it may be longer: a search's scratch for
@@ -214,8 +185,6 @@ def chess_features(s: np.ndarray, f: np.ndarray) -> float:
         pst_eg += king_eg
         f[C_PAWN] += sign * popcount(own_pawns)
         pressure = 0
-        attackers = 0  # pieces with an attack on the enemy king's zone
-        low = 0
         for pt in range(KNIGHT, KING):
             b = s[pt] & own
             count = popcount(b)
@@ -240,20 +209,12 @@ def chess_features(s: np.ndarray, f: np.ndarray) -> float:
                         f[C_ROOK_HALF_OPEN] += sign
                 else:
                     a = rook_attacks(sq, occ) | bishop_attacks(sq, occ)
-                squares = popcount(a & safe)
-                mobility += squares
-                if squares < 2:
-                    low += 2 - squares
-                hits = popcount(a & zone)
-                pressure += hits
-                if hits:
-                    attackers += 1
+                mobility += popcount(a & safe)
+                pressure += popcount(a & zone)
             f[C_MOB_KNIGHT + pt - KNIGHT] += sign * mobility
         f[C_PST_MG] += sign * pst_mg
         f[C_PST_EG] += sign * pst_eg
         f[C_KING_PRESSURE] += sign * pressure
-        f[C_KING_ATTACK] += sign * pressure * attackers
-        f[C_LOW_MOBILITY] += sign * low
         if popcount(s[BISHOP] & own) >= 2:
             f[C_BISHOP_PAIR] += sign
 
@@ -276,7 +237,6 @@ def chess_features(s: np.ndarray, f: np.ndarray) -> float:
         if king:
             k = lsb(king)
             f[C_KING_SHIELD] += sign * popcount(KING_SHIELD[color, k] & own_pawns)
-            f[C_PINNED] += sign * pinned_pieces(s, k, own, enemy, occ)
             kf = k & 7
             for file in range(max(0, kf - 1), min(7, kf + 1) + 1):
                 if not (FILES[file] & own_pawns):

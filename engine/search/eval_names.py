@@ -8,9 +8,6 @@ their piece-square tables from that same file when they are imported.
 from __future__ import annotations
 
 # ---------------------------------------------------------------- chess feature indices
-# The king-attack, low-mobility and pin features come after the tempo because they were
-# added last (session 55): a learned network trained on the features before them still
-# reads (their weights zero).
 (
     C_PAWN, C_KNIGHT, C_BISHOP, C_ROOK, C_QUEEN,
     C_PST_MG, C_PST_EG,
@@ -18,8 +15,7 @@ from __future__ import annotations
     C_KING_SHIELD, C_KING_PRESSURE, C_KING_OPEN_FILES,
     C_DOUBLED, C_ISOLATED, C_PASSED, C_PASSED_RANK2,
     C_BISHOP_PAIR, C_ROOK_OPEN, C_ROOK_HALF_OPEN, C_TEMPO,
-    C_KING_ATTACK, C_LOW_MOBILITY, C_PINNED,
-) = range(25)  # fmt: skip
+) = range(22)  # fmt: skip
 CHESS_FEATURES = (
     "pawn", "knight", "bishop", "rook", "queen",
     "pst_mg", "pst_eg",
@@ -27,7 +23,6 @@ CHESS_FEATURES = (
     "king_shield", "king_pressure", "king_open_files",
     "doubled_pawns", "isolated_pawns", "passed_pawns", "passed_rank_squared",
     "bishop_pair", "rook_open_file", "rook_half_open_file", "tempo",
-    "king_attack", "low_mobility", "pinned",
 )  # fmt: skip
 N_CHESS = len(CHESS_FEATURES)
 

@@ -69,7 +69,6 @@ HAND_CHESS: dict[str, tuple[float, float]] = {
     "passed_pawns": (5, 10), "passed_rank_squared": (1, 3),
     "bishop_pair": (30, 50), "rook_open_file": (25, 10), "rook_half_open_file": (12, 6),
     "tempo": (10, 5),
-    "king_attack": (1, 0), "low_mobility": (-8, -8), "pinned": (-12, -8),
 }  # fmt: skip
 HAND_KNIGHT: dict[str, tuple[float, float]] = {
     "knights": (100, 130), "mobility": (4, 2), "centralisation": (3, 2), "advance": (0, 0),

@@ -47,9 +47,7 @@ meta       str                  JSON: generations, games, gating results, second
 The chess file (``engine/data/learned/chess.npz``) has the same ``version``, ``game``
 (``"chess"``), ``kind`` (``"mlp"``), ``features`` (the chess features), ``command`` and
 ``meta``, and the network's arrays ``linear`` (2, F), ``scale`` (F,), ``hidden`` (H, F + 1),
-``bias`` (H,) and ``out`` (H,) (:mod:`engine.search.learned_chess`). A chess file whose
-features are the first ones of today's list (trained before the rest were added) reads
-with zero weights on the features it lacks, so it scores as it did when trained.
+``bias`` (H,) and ``out`` (H,) (:mod:`engine.search.learned_chess`).
 
 ``CANOPY_LEARNED_WEIGHTS`` names another file (or several, ``os.pathsep`` between them)
 to use instead of the shipped one of the game each file is for (training runs candidate
@@ -297,8 +295,7 @@ def load_weights(path: Path, game: str = "knight") -> AnyWeights:
             f"expected {KINDS[game]!r}; {fix}"
         )
     names = tuple(str(n) for n in arrays["features"])
-    older = game == "chess" and len(names) > 0 and names == FEATURES[game][: len(names)]
-    if names != FEATURES[game] and not older:
+    if names != FEATURES[game]:
         raise LearnedWeightsError(
             f"learned weights file {path} was trained on other features ({list(names)}, "
             f"expected {list(FEATURES[game])}); {fix}"
@@ -325,8 +322,6 @@ def load_weights(path: Path, game: str = "knight") -> AnyWeights:
         "meta": meta if isinstance(meta, dict) else {},
     }
     f = {key: np.asarray(arrays[key], dtype=np.float64) for key in floats}
-    if game == "chess":
-        f = _widened(f, len(names), len(FEATURES[game]))
     w: AnyWeights
     if game == "chess":
         w = ChessNetWeights(game, **f, **common)
@@ -335,25 +330,6 @@ def load_weights(path: Path, game: str = "knight") -> AnyWeights:
                            **common)  # fmt: skip
     check_arrays(w, f"file {path}")
     return w
-
-
-def _widened(arrays: dict[str, np.ndarray], stored: int, wanted: int) -> dict[str, np.ndarray]:
-    """A chess network trained before the last ``wanted - stored`` features were added
-    (its features a prefix of today's): zero weights on the new ones, so it scores every
-    position as it did when it was trained. Shapes that do not fit are left for
-    :func:`check_arrays` to refuse."""
-    linear, scale, hidden = arrays["linear"], arrays["scale"], arrays["hidden"]
-    extra = wanted - stored
-    if extra <= 0 or linear.shape != (2, stored) or scale.shape != (stored,):
-        return arrays
-    if hidden.ndim != 2 or hidden.shape[1] != stored + 1:
-        return arrays
-    zeros = np.zeros((hidden.shape[0], extra))
-    return arrays | {
-        "linear": np.hstack([linear, np.zeros((2, extra))]),
-        "scale": np.concatenate([scale, np.zeros(extra)]),
-        "hidden": np.hstack([hidden[:, :stored], zeros, hidden[:, stored:]]),
-    }
 
 
 @functools.cache

@@ -2,15 +2,17 @@
 
 Why: the shipped chess weights were fitted, tables and all, on 1.25 million positions
 (session 52). A feature added later is best judged by what *it* adds: refitting
-everything on another, smaller sample would change fifty weights and 768 table entries
-at once, and a match could not tell the new feature from the refit (session 53's threat
-features were measured that way). Here the shipped evaluation is a fixed centipawn
+everything on another, smaller sample would change forty-odd weights and 768 table
+entries at once, and a match could not tell the new feature from the refit (session 53's
+threat features were measured that way). Here the shipped evaluation is a fixed centipawn
 offset a position, and Texel's regression (:mod:`engine.tune.texel`) fits only the named
 features' middlegame and endgame weights on top of it, from their hand-set values and
 pulled towards them by the cross-validated prior::
 
-    python -m engine.tune.texel_added --chess chess-s53.tsv.gz \\
-        --only king_attack,low_mobility,pinned
+    python -m engine.tune.texel_added --chess chess-s53.tsv.gz --only NAME[,NAME...]
+
+Session 55 fitted three new features so (``king_attack``, ``low_mobility``, ``pinned``,
+commit ``60fa862``); they did not play better and were reverted (docs/algorithms.md).
 
 The kernels read their tables from the shipped file, so the offset is exactly the
 shipped evaluation and ``K`` is fitted to it.

@@ -112,7 +112,7 @@ def test_a_feature_weight_is_the_networks_slope_at_a_level_position() -> None:
     table = feature_weights(w)
     pawn = table["features"].index("pawn")
     linear, hidden, bias, out = w.linear, w.hidden, w.bias, w.out
-    tempo = table["features"].index("tempo")
+    tempo = N_CHESS - 1
 
     def logit(pawns: float) -> float:  # the network at a level position, middlegame
         f = np.zeros(N_CHESS)

@@ -11,7 +11,6 @@ import pytest
 
 from engine.learn.chessnet import ChessModel
 from engine.learn.ntuple import Model, tuple_squares
-from engine.search.eval_names import CHESS_FEATURES, N_CHESS
 from engine.search.learned_weights import (
     ENV_VAR,
     FORMAT_VERSION,
@@ -205,17 +204,14 @@ def test_a_missing_chess_file_names_the_chess_training_command(tmp_path: Path) -
 @pytest.mark.parametrize(
     ("changes", "needle"),
     [
-        (
-            {"hidden": np.zeros((8, 5))},
-            rf"hidden has shape \(8, 5\), expected \(8, {N_CHESS + 1}\)",
-        ),
+        ({"hidden": np.zeros((8, 5))}, r"hidden has shape \(8, 5\), expected \(8, 23\)"),
         ({"out": np.zeros(3)}, r"out has shape \(3,\), expected \(8,\)"),
         ({"bias": np.zeros((2, 2))}, r"bias has shape \(2, 2\), expected \(H,\)"),
         ({"scale": None}, r"lacks \['scale'\]"),
         ({"kind": "ntuple"}, "holds a 'ntuple' model, expected 'mlp'"),
-        ({"features": np.array(["knight", "pawn"])}, "other features"),
+        ({"features": np.array(["pawn"])}, "other features"),
         ({"out": np.full(8, np.inf)}, "non-finite"),
-        ({"hidden": np.zeros((8, N_CHESS + 1), dtype=np.int64)}, "must be floating point"),
+        ({"hidden": np.zeros((8, 23), dtype=np.int64)}, "must be floating point"),
     ],
     ids=["hidden", "out", "bias", "missing", "kind", "features", "inf", "ints"],
 )
@@ -225,30 +221,6 @@ def test_bad_chess_files_are_refused_naming_the_problem(
     rewrite(saved_chess, **changes)
     with pytest.raises(LearnedWeightsError, match=needle):
         load_weights(saved_chess, "chess")
-
-
-def test_a_chess_file_trained_on_fewer_features_reads_with_zeros_for_the_new_ones(
-    saved_chess: Path,
-) -> None:
-    # The network as it was before the threat features: the first 22 features, the
-    # phase after them.
-    w = chess_weights()
-    old = 22
-    rewrite(
-        saved_chess,
-        features=np.array(CHESS_FEATURES[:old]),
-        linear=w.linear[:, :old],
-        scale=w.scale[:old],
-        hidden=np.hstack([w.hidden[:, :old], w.hidden[:, N_CHESS:]]),
-    )
-    back = load_weights(saved_chess, "chess")
-    assert isinstance(back, ChessNetWeights)
-    assert np.array_equal(back.linear[:, :old], w.linear[:, :old])
-    assert np.array_equal(back.hidden[:, :old], w.hidden[:, :old])
-    assert np.array_equal(back.hidden[:, N_CHESS], w.hidden[:, N_CHESS])  # the phase
-    assert np.array_equal(back.scale[:old], w.scale[:old])
-    assert not back.linear[:, old:].any() and not back.hidden[:, old:N_CHESS].any()
-    assert not back.scale[old:].any()
 
 
 def test_the_override_replaces_only_its_own_games_weights(
