@@ -57,9 +57,13 @@ class AddedFit:
     cv_errors: dict[float, float]
 
 
+def game_features(game: str) -> tuple[str, ...]:
+    return CHESS_FEATURES if game == "chess" else KNIGHT_FEATURES
+
+
 def feature_columns(game: str, names: tuple[str, ...]) -> np.ndarray:
     """The design matrix's columns of ``names`` (middlegame, then endgame)."""
-    all_names = CHESS_FEATURES if game == "chess" else KNIGHT_FEATURES
+    all_names = game_features(game)
     unknown = [n for n in names if n not in all_names]
     if unknown or not names:
         raise ValueError(f"unknown {game} features {unknown}; known: {list(all_names)}")
@@ -70,7 +74,10 @@ def feature_columns(game: str, names: tuple[str, ...]) -> np.ndarray:
 def fit_added(
     path: Path, game: str, names: tuple[str, ...], base: EvalWeights, prior: float | None
 ) -> AddedFit:
-    """Fit ``names``' weights on ``path``'s quiet positions, the rest held at ``base``."""
+    """Fit ``names``' weights on ``path``'s quiet positions, the rest held at ``base``.
+
+    ``base`` is meant to be the shipped weights: the kernels' piece-square features sum
+    the shipped file's tables, so only then is the offset the evaluation the engine plays."""
     fens, r, games = quiet_rows(path)
     features, phase = feature_matrix(fens, game)
     x = design_matrix(features, phase)
@@ -101,8 +108,7 @@ def fit_added(
 
 
 def describe_added(fit: AddedFit) -> str:
-    all_names = CHESS_FEATURES if fit.game == "chess" else KNIGHT_FEATURES
-    idx = [all_names.index(n) for n in fit.names]
+    idx = [game_features(fit.game).index(n) for n in fit.names]
     return "\n".join([
         f"{fit.game}: {', '.join(fit.names)} fitted alone on {fit.positions} quiet positions "
         f"from {fit.games} games, the rest held; K = {fit.k:.4f}, prior {fit.prior:g}; mean "
@@ -131,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.prior is not None and args.prior < 0:
         parser.error(f"--prior must be >= 0, got {args.prior}")
     game, path = given[0]
-    names = tuple(n.strip() for n in args.only.split(",") if n.strip())
+    names = tuple(dict.fromkeys(n.strip() for n in args.only.split(",") if n.strip()))
     try:
         feature_columns(game, names)
     except ValueError as e:
