@@ -66,7 +66,8 @@ def feature_columns(game: str, names: tuple[str, ...]) -> np.ndarray:
     all_names = game_features(game)
     unknown = [n for n in names if n not in all_names]
     if unknown or not names:
-        raise ValueError(f"unknown {game} features {unknown}; known: {list(all_names)}")
+        what = f"unknown {game} features {unknown}" if unknown else f"no {game} feature named"
+        raise ValueError(f"{what}; known: {list(all_names)}")
     idx = [all_names.index(n) for n in names]
     return np.array(idx + [len(all_names) + i for i in idx])
 

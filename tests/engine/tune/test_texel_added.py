@@ -45,6 +45,8 @@ def test_feature_columns_are_the_middlegame_and_endgame_ones() -> None:
     assert feature_columns("chess", ("bishop_pair",)).tolist() == [i, N_CHESS + i]
     with pytest.raises(ValueError, match="unknown chess features"):
         feature_columns("chess", ("bishop_pairs",))
+    with pytest.raises(ValueError, match="no knight feature named"):
+        feature_columns("knight", ())
 
 
 def test_the_command_fits_the_named_weights_and_keeps_the_rest(tmp_path: Path) -> None:
