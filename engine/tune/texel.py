@@ -215,22 +215,29 @@ def describe(fit: GameFit) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m engine.tune.texel",
-        description="fit the evaluation's weights to self-play results (Texel's method)",
-    )
+def fit_parser(prog: str, description: str) -> argparse.ArgumentParser:
+    """The arguments every fitting command takes (this one and
+    :mod:`engine.tune.texel_added`): the self-play files, the prior and the output."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("--chess", type=Path, help="self-play file for chess")
     parser.add_argument("--knight", type=Path, help="self-play file for knight chess")
     parser.add_argument(
         "--prior", type=float, help="pull towards the hand weights (default: cross-validated)"
+    )
+    parser.add_argument("--out", type=Path, default=DEFAULT_PATH)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = fit_parser(
+        "python -m engine.tune.texel",
+        "fit the evaluation's weights to self-play results (Texel's method)",
     )
     parser.add_argument(
         "--tables",
         action="store_true",
         help="chess: fit the piece-square tables entry by entry too (engine.tune.texel_tables)",
     )
-    parser.add_argument("--out", type=Path, default=DEFAULT_PATH)
     parser.add_argument(
         "--hand", action="store_true", help="write the hand-set weights (no fit) and stop"
     )

@@ -20,7 +20,6 @@ shipped evaluation and ``K`` is fitted to it.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import sys
 from dataclasses import dataclass
@@ -30,14 +29,13 @@ import numpy as np
 
 from engine.search.eval_names import CHESS_FEATURES, KNIGHT_FEATURES
 from engine.search.eval_weights import (
-    DEFAULT_PATH,
     EvalWeights,
     hand_weights,
     save_weights,
     shipped_weights,
 )
 from engine.tune.fitting import feature_matrix, fit_k_to, quiet_rows, weight_lines
-from engine.tune.texel import choose_prior, design_matrix, fit_weights, mse
+from engine.tune.texel import choose_prior, design_matrix, fit_parser, fit_weights, mse
 
 
 @dataclass(frozen=True)
@@ -120,17 +118,11 @@ def describe_added(fit: AddedFit) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m engine.tune.texel_added",
-        description="fit a few features' weights, the shipped weights and tables held fixed",
+    parser = fit_parser(
+        "python -m engine.tune.texel_added",
+        "fit a few features' weights, the shipped weights and tables held fixed",
     )
-    parser.add_argument("--chess", type=Path, help="self-play file for chess")
-    parser.add_argument("--knight", type=Path, help="self-play file for knight chess")
     parser.add_argument("--only", required=True, help="comma-separated feature names to fit")
-    parser.add_argument(
-        "--prior", type=float, help="pull towards the hand weights (default: cross-validated)"
-    )
-    parser.add_argument("--out", type=Path, default=DEFAULT_PATH)
     args = parser.parse_args(argv)
     given = [(g, p) for g, p in (("chess", args.chess), ("knight", args.knight)) if p]
     if len(given) != 1:
