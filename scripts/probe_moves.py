@@ -17,6 +17,14 @@ lost its paired matches (docs/results.md, session 28). Strength is quoted only f
 With ``--out DIR`` each run is kept as ``DIR/LABEL.json`` and Stockfish's scores in
 ``DIR/referee-cache.json``; ``--compare LABEL`` prints the paired difference with an
 earlier run on the same positions.
+
+With ``--lost NAME`` the positions are instead those where the engine of that name (in the
+PGNs' White and Black tags) played a move the referee scores ``--min-loss`` centipawns or
+more below its own best — the moves a match was lost on — and the run also says how many
+of those moves the setting plays again::
+
+    .venv/bin/python scripts/probe_moves.py --lost mcts --min-loss 150 --out /tmp/probe \\
+        --pgn docs/results/300ms/chess-mcts-vs-stockfish-elo2000-s21-session52-tables.pgn.gz
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ from engine.match.probe import (  # noqa: E402
     ProbeResult,
     UciReferee,
     chosen_moves,
+    lost_positions,
     paired_difference,
     probe_positions,
     read_pgn,
@@ -50,6 +59,8 @@ def main() -> int:
     ap.add_argument("--pgn", action="append", required=True, type=Path, help="games to probe")
     ap.add_argument("--positions", type=int, default=300)
     ap.add_argument("--every", type=int, default=5, help="every n-th position of a game")
+    ap.add_argument("--lost", metavar="NAME", help="the positions where NAME lost --min-loss cp")
+    ap.add_argument("--min-loss", type=int, default=100, help="with --lost: centipawns (100)")
     ap.add_argument("--depth", type=int, default=14, help="the referee's depth (14)")
     ap.add_argument("--referee", default=STOCKFISH, help="a UCI engine command")
     ap.add_argument("--seed", type=int, default=0)
@@ -67,24 +78,41 @@ def main() -> int:
             ap.error("--compare needs --out, where the runs are kept")
         if not (args.out / f"{args.compare}.json").exists():
             ap.error(f"no run {args.compare!r} in {args.out}")
+    if args.min_loss < 1:
+        ap.error(f"--min-loss must be at least 1; got {args.min_loss}")
     params = dict(item.split("=", 1) for item in args.param)
     label = args.label or ":".join([args.algo, *args.param])
     games = (game for path in args.pgn for game in read_pgn(path))
-    positions = probe_positions(games, every=args.every, limit=args.positions)
-    fens = [position.fen for position in positions]
-    if not fens:
-        print("no positions in those games", file=sys.stderr)
-        return 2
-    # compile (or load) the kernels first, so the first position gets its time
-    chosen_moves(positions[:1], args.algo, params, iterations=50, seed=args.seed)
-    moves = chosen_moves(
-        positions, args.algo, params, movetime_ms=args.movetime, seed=args.seed, reuse=args.reuse
-    )
     cache = args.out / "referee-cache.json" if args.out else None
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
     referee = UciReferee(args.referee, args.depth, cache)
     try:
+        if args.lost:
+            positions = lost_positions(
+                games, referee, args.lost, min_loss=args.min_loss, limit=args.positions
+            )
+        else:
+            positions = probe_positions(games, every=args.every, limit=args.positions)
+        if not positions:
+            lost = (
+                f"no move of {args.lost!r} lost {args.min_loss} cp or more in"
+                if args.lost
+                else "no positions in"
+            )
+            print(f"{lost} those games", file=sys.stderr)
+            return 2
+        # compile (or load) the kernels first, so the first position gets its time
+        chosen_moves(positions[:1], args.algo, params, iterations=50, seed=args.seed)
+        moves = chosen_moves(
+            positions,
+            args.algo,
+            params,
+            movetime_ms=args.movetime,
+            seed=args.seed,
+            reuse=args.reuse,
+        )
+        fens = [position.fen for position in positions]
         result = score_moves(fens, moves, referee)
     finally:
         referee.close()
@@ -92,9 +120,14 @@ def main() -> int:
         f"{label}: {result.positions} positions, average loss {result.average:.1f} cp, "
         f"{result.mistakes} moves losing 100 cp or more, {result.blunders} losing 300 or more"
     )
+    played = [position.played for position in positions]
+    if args.lost:
+        again = sum(move == game for move, game in zip(moves, played, strict=True))
+        print(f"{label} plays the game's move again in {again} of {len(moves)} positions")
     record = {"label": label, "algorithm": args.algo, "params": params,
               "movetime": args.movetime, "reuse": args.reuse, "depth": args.depth,
-              "fens": fens, "moves": moves, **result.as_dict()}  # fmt: skip
+              "lost": args.lost, "min_loss": args.min_loss if args.lost else None,
+              "fens": fens, "played": played, "moves": moves, **result.as_dict()}  # fmt: skip
     if args.out:
         (args.out / f"{label}.json").write_text(json.dumps(record))
         if args.compare:

@@ -58,6 +58,27 @@ class ProbePosition:
     fen: str
     earlier: str
     line: tuple[str, ...]
+    #: the move the game played here (UCI), so a probe can ask whether a setting plays it
+    played: str = ""
+
+
+def _positions_of(
+    game: chess.pgn.Game, lead: int
+) -> Iterator[tuple[int, int, bool, ProbePosition]]:
+    """Each position of ``game`` before one of its moves: the move's index, the plies
+    played before it, the side to move and the position (with the line into it from
+    ``lead`` plies before, and the move played there)."""
+    board = game.board()
+    boards: list[str] = []
+    played: list[str] = []
+    for index, move in enumerate(game.mainline_moves()):
+        fen = board.fen()
+        boards.append(fen)
+        start = max(0, index - lead)
+        position = ProbePosition(fen, boards[start], tuple(played[start:]), move.uci())
+        yield index, board.ply(), board.turn, position
+        played.append(move.uci())
+        board.push(move)
 
 
 def probe_positions(
@@ -77,19 +98,11 @@ def probe_positions(
         raise ValueError(f"every must be at least 1; got {every}")
     found: list[ProbePosition] = []
     for game in games:
-        board = game.board()
-        boards: list[str] = []
-        played: list[str] = []
-        for index, move in enumerate(game.mainline_moves()):
-            fen = board.fen()
-            boards.append(fen)
-            if first_ply <= board.ply() <= last_ply and index % every == 0:
-                start = max(0, index - lead)
-                found.append(ProbePosition(fen, boards[start], tuple(played[start:])))
+        for index, ply, _, position in _positions_of(game, lead):
+            if first_ply <= ply <= last_ply and index % every == 0:
+                found.append(position)
                 if limit is not None and len(found) >= limit:
                     return found
-            played.append(move.uci())
-            board.push(move)
     return found
 
 
@@ -169,6 +182,43 @@ def chosen_moves(
             raise ValueError(f"{algorithm} found no move in {position.fen}")
         moves.append(info.bestmove)
     return moves
+
+
+def lost_positions(
+    games: Iterable[chess.pgn.Game],
+    referee: Referee,
+    player: str,
+    *,
+    min_loss: int = MISTAKE_CP,
+    limit: int | None = None,
+    lead: int = 2,
+) -> list[ProbePosition]:
+    """The positions where ``player`` (a name in the games' White and Black tags) played a
+    move the referee scores at least ``min_loss`` centipawns below its own best, in game
+    order, at most ``limit``.
+
+    Why: a match is lost on a few moves, and whether a new setting still plays *those*
+    says more about it than its average over every fifth position. Session 54 found this
+    way that ``mcts`` at ten times the match's time still chose most of the quiet moves it
+    lost to Stockfish's 2000 with (docs/results.md). The referee scores every move the
+    player made, twice (the position and the move), so a set of 120 games takes a while
+    the first time; its cache makes the second run free.
+    """
+    if min_loss < 1:
+        raise ValueError(f"min_loss must be at least 1 centipawn; got {min_loss}")
+    found: list[ProbePosition] = []
+    for game in games:
+        sides = {side for side, tag in ((chess.WHITE, "White"), (chess.BLACK, "Black"))
+                 if game.headers.get(tag) == player}  # fmt: skip
+        for _, _, turn, position in _positions_of(game, lead):
+            if turn not in sides:
+                continue
+            best = referee.best(position.fen)
+            if centipawn_loss(best, referee.after(position.fen, position.played)) >= min_loss:
+                found.append(position)
+                if limit is not None and len(found) >= limit:
+                    return found
+    return found
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from engine.match.probe import (
     UciReferee,
     centipawn_loss,
     chosen_moves,
+    lost_positions,
     paired_difference,
     probe_positions,
     read_pgn,
@@ -106,6 +107,47 @@ def test_positions_stop_at_the_limit_and_reject_a_zero_stride() -> None:
     assert all(p.earlier == p.fen and p.line == () for p in found)
     with pytest.raises(ValueError, match="every must be at least 1"):
         probe_positions([ruy_lopez()], every=0)
+
+
+class LossReferee:
+    """Every position scores 0 and every move 0, but for the moves given their loss."""
+
+    def __init__(self, losses: dict[tuple[str, str], int]) -> None:
+        self.losses = losses
+        self.asked: list[tuple[str, str]] = []
+
+    def best(self, fen: str) -> int:
+        return 0
+
+    def after(self, fen: str, move: str) -> int:
+        self.asked.append((fen, move))
+        return -self.losses.get((fen, move), 0)
+
+
+def test_lost_positions_are_the_named_sides_moves_that_lost_enough() -> None:
+    game = ruy_lopez()
+    game.headers["White"], game.headers["Black"] = "mcts", "stockfish"
+    # White's 10th move d4 (ply 18) gives away 150 cp, Black's reply Nbd7 500
+    referee = LossReferee({(board_after(18), "d2d4"): 150, (board_after(19), "b8d7"): 500})
+    (white,) = lost_positions([game], referee, "mcts")
+    assert (white.fen, white.played) == (board_after(18), "d2d4")
+    assert white.earlier == board_after(16) and white.line == ("h2h3", "c6b8")
+    assert {fen for fen, _ in referee.asked} == {board_after(n) for n in range(0, 30, 2)}
+    (black,) = lost_positions([game], referee, "stockfish", lead=0)
+    assert (black.fen, black.played, black.line) == (board_after(19), "b8d7", ())
+    assert lost_positions([game], referee, "mcts", min_loss=151) == []
+    assert lost_positions([game], referee, "nobody") == []
+    both = ruy_lopez()
+    both.headers["White"] = both.headers["Black"] = "mcts"  # self-play: both sides' moves
+    assert [p.played for p in lost_positions([both], referee, "mcts")] == ["d2d4", "b8d7"]
+    assert [p.played for p in lost_positions([both], referee, "mcts", limit=1)] == ["d2d4"]
+    with pytest.raises(ValueError, match="min_loss must be at least 1"):
+        lost_positions([game], referee, "mcts", min_loss=0)
+
+
+def test_probe_positions_carry_the_games_move() -> None:
+    found = probe_positions([ruy_lopez()], every=5, first_ply=16, last_ply=26)
+    assert [p.played for p in found] == ["c3c4", "c8b7"]
 
 
 def test_pgn_files_plain_and_gzipped_read_the_same_games(tmp_path: Path) -> None:
@@ -203,3 +245,31 @@ def test_probe_script_reports_and_compares_two_runs(tmp_path: Path) -> None:
     record = json.loads((tmp_path / "two.json").read_text())
     assert record["algorithm"] == "alphabeta" and len(record["moves"]) == 2
     assert (tmp_path / "referee-cache.json").exists()
+
+
+@pytest.mark.skipif(STOCKFISH is None, reason="stockfish not installed (Debian package stockfish)")
+def test_probe_script_replays_the_moves_a_game_was_lost_on(tmp_path: Path) -> None:
+    game = chess.pgn.Game()
+    game.headers["White"], game.headers["Black"] = "stockfish", "mcts"
+    node: chess.pgn.GameNode = game
+    for san in ["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"]:  # 3...Nf6?? allows mate
+        node = node.add_variation(node.board().parse_san(san))
+    pgn = tmp_path / "lost.pgn"
+    pgn.write_text(str(game) + "\n")
+    base = [sys.executable, str(ROOT / "scripts" / "probe_moves.py"), "--pgn", str(pgn)]
+    base += ["--movetime", "100", "--depth", "6", "--out", str(tmp_path), "--label", "again"]
+    # 500 cp: far above a shallow referee's noise (tens of centipawns), far below a mate
+    lost = ["--lost", "mcts", "--min-loss", "500"]
+    run = subprocess.run([*base, *lost], capture_output=True, text=True, check=True)
+    assert "again: 1 positions" in run.stdout
+    assert "plays the game's move again in 0 of 1 positions" in run.stdout
+    record = json.loads((tmp_path / "again.json").read_text())
+    assert record["played"] == ["g8f6"] and record["moves"] != ["g8f6"]
+    assert (record["lost"], record["min_loss"]) == ("mcts", 500)
+    nobody = subprocess.run([*base, "--lost", "nobody"], capture_output=True, text=True)
+    assert nobody.returncode == 2
+    assert "no move of 'nobody' lost 100 cp or more in those games" in nobody.stderr
+    zero = subprocess.run(
+        [*base, "--lost", "mcts", "--min-loss", "0"], capture_output=True, text=True
+    )
+    assert zero.returncode == 2 and "--min-loss must be at least 1" in zero.stderr
