@@ -58,7 +58,7 @@ def main() -> int:
     ap.add_argument("--movetime", type=float, default=300.0, help="ms per position (300)")
     ap.add_argument("--pgn", action="append", required=True, type=Path, help="games to probe")
     ap.add_argument("--positions", type=int, default=300)
-    ap.add_argument("--every", type=int, default=5, help="every n-th position of a game")
+    ap.add_argument("--every", type=int, default=5, help="every n-th position (without --lost)")
     ap.add_argument("--lost", metavar="NAME", help="the positions where NAME lost --min-loss cp")
     ap.add_argument("--min-loss", type=int, default=100, help="with --lost: centipawns (100)")
     ap.add_argument("--depth", type=int, default=14, help="the referee's depth (14)")
