@@ -36,3 +36,5 @@ KNIGHT_FEATURES = (
     "stm_attacks", "stm_free_captures", "stm_attacked", "stm_hanging", "tempo",
 )  # fmt: skip
 N_KNIGHT = len(KNIGHT_FEATURES)
+#: Each game's feature names, for code that is handed the game by name.
+FEATURES = {"chess": CHESS_FEATURES, "knight": KNIGHT_FEATURES}

@@ -71,13 +71,12 @@ import numpy as np
 
 from engine.errors import CanopyError
 from engine.files import read_npz, write_atomic
-from engine.search.eval_features import CHESS_FEATURES, KNIGHT_FEATURES
+from engine.search.eval_names import FEATURES
 
 FORMAT_VERSION = 1
 KIND = "ntuple"  # knight chess's model
 CHESS_KIND = "mlp"  # chess's model
 KINDS = {"knight": KIND, "chess": CHESS_KIND}
-FEATURES = {"knight": KNIGHT_FEATURES, "chess": CHESS_FEATURES}
 MAX_TUPLE = 4  # squares per tuple (3**4 = 81 configs)
 CAP = 4  # contact buckets: 0, 1, 2, 3+ attackers (and defenders)
 CONTACT_SHAPE = (2, 2, CAP * CAP)

@@ -46,7 +46,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.search.eval_features import CHESS_FEATURES, KNIGHT_FEATURES, MAX_PHASE
+from engine.search.eval_features import MAX_PHASE
+from engine.search.eval_names import FEATURES
 from engine.search.eval_weights import DEFAULT_PATH, EvalWeights, hand_weights, save_weights
 from engine.tune.fitting import (
     FOLDS,
@@ -205,7 +206,7 @@ def fit_game(path: Path, game: str, prior: float | None) -> GameFit:
 
 
 def describe(fit: GameFit) -> str:
-    names = CHESS_FEATURES if fit.game == "chess" else KNIGHT_FEATURES
+    names = FEATURES[fit.game]
     lines = [
         f"{fit.game}: {fit.positions} quiet positions from {fit.games} games, K = {fit.k:.4f}, "
         f"prior {fit.prior:g}; mean squared error: hand-set {fit.mse_hand:.5f}, "

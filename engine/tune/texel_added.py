@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.search.eval_names import CHESS_FEATURES, KNIGHT_FEATURES
+from engine.search.eval_names import FEATURES
 from engine.search.eval_weights import (
     EvalWeights,
     hand_weights,
@@ -55,13 +55,9 @@ class AddedFit:
     cv_errors: dict[float, float]
 
 
-def game_features(game: str) -> tuple[str, ...]:
-    return CHESS_FEATURES if game == "chess" else KNIGHT_FEATURES
-
-
 def feature_columns(game: str, names: tuple[str, ...]) -> np.ndarray:
     """The design matrix's columns of ``names`` (middlegame, then endgame)."""
-    all_names = game_features(game)
+    all_names = FEATURES[game]
     unknown = [n for n in names if n not in all_names]
     if unknown or not names:
         what = f"unknown {game} features {unknown}" if unknown else f"no {game} feature named"
@@ -107,7 +103,7 @@ def fit_added(
 
 
 def describe_added(fit: AddedFit) -> str:
-    idx = [game_features(fit.game).index(n) for n in fit.names]
+    idx = [FEATURES[fit.game].index(n) for n in fit.names]
     return "\n".join([
         f"{fit.game}: {', '.join(fit.names)} fitted alone on {fit.positions} quiet positions "
         f"from {fit.games} games, the rest held; K = {fit.k:.4f}, prior {fit.prior:g}; mean "
