@@ -43,6 +43,10 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+#: The logs of the servers started, newest last (a failure message quotes the last one).
+_server_logs: list[Path] = []
+
+
 @contextlib.contextmanager
 def run_server(data_dir: Path, log: Path, env: dict[str, str] | None = None) -> Iterator[str]:
     """Base URL of a real Canopy server on a free port (small search budgets), stopped on
@@ -50,6 +54,7 @@ def run_server(data_dir: Path, log: Path, env: dict[str, str] | None = None) -> 
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} not found: install Debian's chromium (make sysdeps)")
     port = _free_port()
+    _server_logs.append(log)
     full_env = {
         **os.environ,
         "CANOPY_DATA_DIR": str(data_dir),
@@ -219,17 +224,51 @@ def analyse(page: Any, *, at_least: int) -> None:
 def step_times(page: Any, times: int) -> dict[str, Any]:
     """Press Step (in the Step tab) ``times`` times, each once the page has drawn the
     previous step's phases; the last step frame. (The page rebuilds the phases for each
-    step, so a phase without the mark set here is the new step's.)"""
-    for _ in range(times):
+    step, so a phase without the mark set here is the new step's.)
+
+    Each click waits for an open socket first (a click while the page reconnects sends
+    nothing), and a step that draws nothing fails with what the page and the server said,
+    not with a bare timeout: CI once lost a step on a loaded machine and left no trace.
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for i in range(times):
+        page.wait_for_selector("body[data-conn=open]", timeout=STEP_TIMEOUT_MS)
         page.evaluate(
             "document.querySelectorAll('#phases .phase').forEach((e) => (e.dataset.seen = 1))"
         )
         page.click("#step-once")
-        page.wait_for_function(
-            "() => { const p = document.querySelector('#phases .phase');"
-            " return !!p && !p.dataset.seen; }"
-        )
+        try:
+            page.wait_for_function(
+                "() => { const p = document.querySelector('#phases .phase');"
+                " return !!p && !p.dataset.seen; }",
+                timeout=STEP_TIMEOUT_MS,
+            )
+        except PlaywrightTimeout as exc:
+            raise AssertionError(
+                f"step {i + 1} of {times} drew no phases in {STEP_TIMEOUT_MS // 1000} s; "
+                + page_diagnostics(page)
+            ) from exc
     return dict(page.evaluate("window.canopy.state.inside.step"))
+
+
+#: How long one step may take to be drawn: generous, for a loaded CI machine.
+STEP_TIMEOUT_MS = 60_000
+
+
+def page_diagnostics(page: Any) -> str:
+    """What a stuck page shows (connection, search status, toasts) and the server log's
+    last lines, for a failure message."""
+    seen = page.evaluate(
+        "() => ({conn: document.body.dataset.conn,"
+        " status: (window.canopy.state.game || {search: {}}).search.status,"
+        " toasts: [...document.querySelectorAll('#toasts .toast')].map((t) => t.textContent)})"
+    )
+    logs = _server_logs[-1:] if _server_logs else []
+    tail = "".join(
+        "".join(p.read_text(errors="replace").splitlines(keepends=True)[-30:]) for p in logs
+    )
+    return f"page: {json.dumps(seen)}; server log tail:\n{tail}"
 
 
 #: Where screenshots go: docs/screenshots with ``CANOPY_SCREENSHOTS=1`` (to refresh the
