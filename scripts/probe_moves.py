@@ -21,7 +21,11 @@ earlier run on the same positions.
 With ``--lost NAME`` the positions are instead those where the engine of that name (in the
 PGNs' White and Black tags) played a move the referee scores ``--min-loss`` centipawns or
 more below its own best — the moves a match was lost on — and the run also says how many
-of those moves the setting plays again::
+of those moves the setting plays again. Those positions were chosen by the default's
+mistakes, so a change is ranked by what it mends there, not by what it costs elsewhere:
+``rescore_visits=8`` repeated fewest of them (172 of 318 against 201) and lost 9 points a
+game in its paired match (docs/results.md, session 57). Probe a control set beside it
+(``--every``, the same PGNs) before matching a candidate::
 
     .venv/bin/python scripts/probe_moves.py --lost mcts --min-loss 150 --out /tmp/probe \\
         --pgn docs/results/300ms/chess-mcts-vs-stockfish-elo2000-s21-session52-tables.pgn.gz
