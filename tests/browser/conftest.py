@@ -43,8 +43,9 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-#: The logs of the servers started, newest last (a failure message quotes the last one).
-_server_logs: list[Path] = []
+#: Each running server's log by its base URL, so a failure message can quote the log of
+#: the server its page was talking to.
+_server_logs: dict[str, Path] = {}
 
 
 @contextlib.contextmanager
@@ -54,7 +55,6 @@ def run_server(data_dir: Path, log: Path, env: dict[str, str] | None = None) -> 
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} not found: install Debian's chromium (make sysdeps)")
     port = _free_port()
-    _server_logs.append(log)
     full_env = {
         **os.environ,
         "CANOPY_DATA_DIR": str(data_dir),
@@ -74,6 +74,7 @@ def run_server(data_dir: Path, log: Path, env: dict[str, str] | None = None) -> 
             stderr=subprocess.STDOUT,
         )
     base = f"http://127.0.0.1:{port}"
+    _server_logs[base] = log
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -221,6 +222,10 @@ def analyse(page: Any, *, at_least: int) -> None:
     )
 
 
+#: How long one step may take to be drawn: generous, for a loaded CI machine.
+STEP_TIMEOUT_MS = 60_000
+
+
 def step_times(page: Any, times: int) -> dict[str, Any]:
     """Press Step (in the Step tab) ``times`` times, each once the page has drawn the
     previous step's phases; the last step frame. (The page rebuilds the phases for each
@@ -252,23 +257,26 @@ def step_times(page: Any, times: int) -> dict[str, Any]:
     return dict(page.evaluate("window.canopy.state.inside.step"))
 
 
-#: How long one step may take to be drawn: generous, for a loaded CI machine.
-STEP_TIMEOUT_MS = 60_000
-
-
 def page_diagnostics(page: Any) -> str:
-    """What a stuck page shows (connection, search status, toasts) and the server log's
-    last lines, for a failure message."""
-    seen = page.evaluate(
-        "() => ({conn: document.body.dataset.conn,"
-        " status: (window.canopy.state.game || {search: {}}).search.status,"
-        " toasts: [...document.querySelectorAll('#toasts .toast')].map((t) => t.textContent)})"
-    )
-    logs = _server_logs[-1:] if _server_logs else []
-    tail = "".join(
-        "".join(p.read_text(errors="replace").splitlines(keepends=True)[-30:]) for p in logs
-    )
-    return f"page: {json.dumps(seen)}; server log tail:\n{tail}"
+    """What a stuck page shows (connection, search status, toasts) and the last lines of
+    its server's log, for a failure message; never raises, so the failure it describes
+    stays the one reported."""
+    try:
+        seen = json.dumps(
+            page.evaluate(
+                "() => ({conn: document.body.dataset.conn,"
+                " status: (window.canopy.state.game || {search: {}}).search.status,"
+                " toasts: [...document.querySelectorAll('#toasts .toast')]"
+                ".map((t) => t.textContent)})"
+            )
+        )
+    except Exception as exc:  # a crashed page is itself the diagnosis
+        seen = f"the page did not answer ({exc})"
+    log = next((p for base, p in _server_logs.items() if page.url.startswith(base)), None)
+    if log is None or not log.exists():
+        return f"page: {seen}; no server log for {page.url}"
+    tail = "".join(log.read_text(errors="replace").splitlines(keepends=True)[-30:])
+    return f"page: {seen}; server log tail ({log}):\n{tail}"
 
 
 #: Where screenshots go: docs/screenshots with ``CANOPY_SCREENSHOTS=1`` (to refresh the
