@@ -23,7 +23,7 @@ import numpy as np
 
 from engine.errors import CanopyError
 from engine.files import read_npz, write_atomic
-from engine.search.eval_names import CHESS_FEATURES, KNIGHT_FEATURES
+from engine.search.eval_names import CHESS_FEATURES, FEATURES, KNIGHT_FEATURES
 from engine.search.eval_tables import hand_piece_square_tables
 
 FORMAT_VERSION = 2
@@ -117,7 +117,7 @@ def load_weights(path: Path = DEFAULT_PATH) -> EvalWeights:
             f"evaluation weights file {path} has format {version}, "
             f"expected one of {READABLE_VERSIONS}; {fix}"
         )
-    for game, names in (("chess", CHESS_FEATURES), ("knight", KNIGHT_FEATURES)):
+    for game, names in FEATURES.items():
         stored = tuple(str(n) for n in arrays[f"{game}_features"])
         if stored != names:
             raise EvalWeightsError(
