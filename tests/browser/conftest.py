@@ -43,8 +43,8 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-#: Each running server's log by its base URL, so a failure message can quote the log of
-#: the server its page was talking to.
+#: Each running server's log by its base URL (dropped when it stops), so a failure
+#: message can quote the log of the server its page was talking to.
 _server_logs: dict[str, Path] = {}
 
 
@@ -100,6 +100,7 @@ def run_server(data_dir: Path, log: Path, env: dict[str, str] | None = None) -> 
             time.sleep(0.2)
         yield base
     finally:
+        del _server_logs[base]
         proc.terminate()
         try:
             proc.wait(10)
