@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from typing import Any
 
@@ -38,6 +39,12 @@ from app.store import StorageError
 from app.streaming import dumps, encode_step
 from app.subscriptions import sync_tree_size
 from engine.errors import CanopyError, GameOverError
+
+log = logging.getLogger("canopy.app")
+
+#: A step is one iteration (milliseconds); one slower than this is logged, because the
+#: page waits for it with nothing to show (a compile, a stuck thread).
+SLOW_STEP_S = 5.0
 
 
 async def handle(game: LiveGame, conn: Connection, frame: Any) -> None:
@@ -146,9 +153,13 @@ async def step(game: LiveGame) -> None:
     if game.session.engine_to_move:
         game.paused = True
     await game.cancel()
+    started = time.perf_counter()
     ctl = await game.ensure_controller()
     trace = await asyncio.to_thread(ctl.step)
     info = await asyncio.to_thread(ctl.info)
+    seconds = time.perf_counter() - started
+    if seconds > SLOW_STEP_S:
+        log.warning("game %s: a step took %.1f s (%s)", game.id, seconds, ctl.algorithm.name)
     payload = trace.to_dict()
     payload.update(step_positions(info.fen, payload, game.session.board))
     game.step_log.append(log_entry(payload))

@@ -16,8 +16,11 @@ the shutdown folds into the database file.
 
 from __future__ import annotations
 
+import faulthandler
 import logging
+import signal
 import socket
+import sys
 from collections.abc import Callable
 from types import FrameType
 
@@ -68,6 +71,14 @@ class CanopyServer(uvicorn.Server):
                 captured.clear()
 
 
+def dump_stacks_on_signal() -> None:
+    """``kill -USR1 <pid>`` writes every thread's Python stack to stderr: a server that
+    hangs (a request never answered, a search that never stops) can then say where, without
+    being stopped or restarted. The browser tests ask for it when a page waits in vain."""
+    if hasattr(signal, "SIGUSR1"):  # not on Windows
+        faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=True)
+
+
 def serve(
     host: str | None = None,
     port: int | None = None,
@@ -78,6 +89,7 @@ def serve(
     settings = settings or Settings()
     log_file = settings.data_dir / settings.log_file if settings.log_file else None
     configure_logging(settings.log_format, settings.log_level, log_file)
+    dump_stacks_on_signal()
     app = create_app(settings)
     host = host or settings.host
     port = port or settings.port

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -43,9 +44,10 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-#: Each running server's log by its base URL (dropped when it stops), so a failure
-#: message can quote the log of the server its page was talking to.
-_server_logs: dict[str, Path] = {}
+#: Each running server's log and process by its base URL (dropped when it stops), so a
+#: failure message can quote the log of the server its page was talking to, and ask that
+#: server for its threads' stacks first.
+_servers: dict[str, tuple[Path, subprocess.Popen[bytes]]] = {}
 
 
 @contextlib.contextmanager
@@ -74,7 +76,7 @@ def run_server(data_dir: Path, log: Path, env: dict[str, str] | None = None) -> 
             stderr=subprocess.STDOUT,
         )
     base = f"http://127.0.0.1:{port}"
-    _server_logs[base] = log
+    _servers[base] = (log, proc)
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -100,7 +102,7 @@ def run_server(data_dir: Path, log: Path, env: dict[str, str] | None = None) -> 
             time.sleep(0.2)
         yield base
     finally:
-        del _server_logs[base]
+        del _servers[base]
         proc.terminate()
         try:
             proc.wait(10)
@@ -238,6 +240,13 @@ def step_times(page: Any, times: int) -> dict[str, Any]:
     """
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+    # Clicks the button received (counted before its own handler runs), so a failure can
+    # tell a click that never reached it from a request that was not answered.
+    page.evaluate(
+        """() => { if (window.__stepClicks === undefined) { window.__stepClicks = 0;
+        document.addEventListener('click', (e) => { if (e.target.closest('#step-once'))
+        window.__stepClicks += 1; }, true); } }"""
+    )
     for i in range(times):
         page.wait_for_selector("body[data-conn=open]", timeout=STEP_TIMEOUT_MS)
         page.evaluate(
@@ -259,25 +268,40 @@ def step_times(page: Any, times: int) -> dict[str, Any]:
 
 
 def page_diagnostics(page: Any) -> str:
-    """What a stuck page shows (connection, search status, toasts) and the last lines of
-    its server's log, for a failure message; never raises, so the failure it describes
-    stays the one reported."""
+    """What a stuck page shows and got (connection, search status, toasts, the frames and
+    steps it received, whether it is visible) and the tail of its server's log, after
+    asking that server for its threads' stacks (SIGUSR1, see ``app.server``), for a failure
+    message; never raises, so the failure it describes stays the one reported."""
     try:
         seen = json.dumps(
             page.evaluate(
-                "() => ({conn: document.body.dataset.conn,"
-                " status: (window.canopy.state.game || {search: {}}).search.status,"
-                " toasts: [...document.querySelectorAll('#toasts .toast')]"
-                ".map((t) => t.textContent)})"
+                """() => { const s = window.canopy.state, i = s.inside || {};
+                return {conn: document.body.dataset.conn,
+                  status: (s.game || {search: {}}).search.status,
+                  toasts: [...document.querySelectorAll('#toasts .toast')]
+                    .map((t) => t.textContent),
+                  frames: s.received.frames, last_frame: s.received.type,
+                  last_frame_ms_ago: Date.now() - s.received.at,
+                  step_clicks: window.__stepClicks,
+                  steps_received: (i.steps || []).length,
+                  step_iteration: i.step ? i.step.iteration : null,
+                  tab: document.body.dataset.tab,
+                  step_disabled: (document.querySelector('#step-once') || {}).disabled,
+                  visibility: document.visibilityState}; }"""
             )
         )
     except Exception as exc:  # a crashed page is itself the diagnosis
         seen = f"the page did not answer ({exc})"
-    log = next((p for base, p in _server_logs.items() if page.url.startswith(base)), None)
-    if log is None or not log.exists():
+    server = next((v for base, v in _servers.items() if page.url.startswith(base)), None)
+    if server is None or not server[0].exists():
         return f"page: {seen}; no server log for {page.url}"
-    tail = "".join(log.read_text(errors="replace").splitlines(keepends=True)[-30:])
-    return f"page: {seen}; server log tail ({log}):\n{tail}"
+    log, proc = server
+    with contextlib.suppress(Exception):
+        if proc.poll() is None and hasattr(signal, "SIGUSR1"):
+            proc.send_signal(signal.SIGUSR1)
+            time.sleep(1.0)  # faulthandler writes at once; let it reach the file
+    tail = "".join(log.read_text(errors="replace").splitlines(keepends=True)[-150:])
+    return f"page: {seen}; server log tail with its threads' stacks ({log}):\n{tail}"
 
 
 #: Where screenshots go: docs/screenshots with ``CANOPY_SCREENSHOTS=1`` (to refresh the

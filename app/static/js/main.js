@@ -281,6 +281,9 @@ function budgetFraction(game, stats) {
 // ------------------------------------------------------------------ frames in
 
 function onFrame(frame) {
+  s.received.frames += 1;
+  s.received.type = frame.type;
+  s.received.at = Date.now();
   switch (frame.type) {
     case "state": {
       const firstForGame = !s.game || s.game.id !== frame.id;

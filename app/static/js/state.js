@@ -16,6 +16,8 @@ export function createState({ gameId = "", token = null } = {}) {
     limits: null, // GET /api/settings
     algorithms: { chess: null, knight: null }, // GET /api/algorithms?game=…
     statsCount: 0,
+    // Frames received on this page (count, last type, when): what a stuck page got last.
+    received: { frames: 0, type: null, at: 0 },
     view: {
       ply: null, // null: the live position; a number: browsing that ply
       orientation: "white",
