@@ -22,12 +22,6 @@ if TYPE_CHECKING:
 
 Progress = Callable[[int, int, str], None]
 
-#: Steps taken per MCTS algorithm: a step's trace walks deeper paths as the tree grows (the
-#: selection's levels, playouts cut off, table hits), each with kernels of its own. One
-#: step from a fresh tree left those to compile inside a user's first steps on a fresh
-#: install (the likely cause of browser-test steps never drawn in CI's fresh clones).
-WARM_STEPS = 32
-
 
 def play_first_move(controller: SearchController) -> None:
     """Advance the root by a legal move, keeping its subtree: tree reuse has kernels of
@@ -61,9 +55,7 @@ def warm(progress: Progress | None = None) -> float:
             # MCTS iterations each reach a leaf; alpha-beta's "iterations" are nodes, and
             # 2,000 of them reach its quiescence search
             controller.search(iterations=64 if controller.algorithm.mcts else 2000)
-            # an alpha-beta step is one more ply of its deepening: one is its warm-up
-            for _ in range(WARM_STEPS if controller.algorithm.mcts else 1):
-                controller.step()
+            controller.step()
             play_first_move(controller)
             done += 1
     report(total, total, "ready")
