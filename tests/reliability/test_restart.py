@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import random
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -152,3 +153,18 @@ def test_sigterm_stops_searches_at_once_and_exits_cleanly(server: ServerProcess)
     assert ms < 1000, stopped[0]["msg"]
     assert any(r["msg"].startswith("shut down cleanly") for r in lines)
     assert seconds < 10
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGUSR1"), reason="no SIGUSR1 on this platform")
+def test_sigusr1_writes_every_threads_stack_to_the_log_and_the_server_goes_on(
+    server: ServerProcess,
+) -> None:
+    assert server.proc is not None
+    server.proc.send_signal(signal.SIGUSR1)
+    deadline = time.monotonic() + 10
+    while "most recent call first" not in server.log() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    log = server.log()
+    assert "Current thread" in log and "in serve" in log  # the event loop's own stack
+    assert log.count("most recent call first") >= 2  # and the other threads'
+    assert server.get("/api/health")["status"] == "ok"  # a dump is not a stop
