@@ -426,3 +426,18 @@ def test_big_trees_slow_the_snapshot_rate_while_someone_watches_them(client, con
     ws.until(lambda f: f["type"] == "pong")
     assert live.controller.tree_size == live.settings.tree_nodes  # never below the default
     assert live.controller.info_interval == pytest.approx(base)
+
+
+def test_a_slow_step_is_logged_with_its_algorithm(client, connect, monkeypatch, caplog) -> None:
+    """A step is milliseconds; one slower than ``SLOW_STEP_S`` leaves a warning (here every
+    step is "slow"), so a page left waiting has a trace in the server's log."""
+    from app import handlers
+
+    game = new_game(client, human="both", algorithm="uct")
+    ws = connect(game)
+    ws.recv()
+    monkeypatch.setattr(handlers, "SLOW_STEP_S", 0.0)
+    with caplog.at_level("WARNING", logger="canopy.app"):
+        _steps(ws, 1)
+    (record,) = [r for r in caplog.records if "a step took" in r.getMessage()]
+    assert record.levelname == "WARNING" and record.getMessage().endswith(" s (uct)")
