@@ -1018,7 +1018,8 @@ class MCTS(Algorithm):
             "softmax temperature of the prior, in centipawns of estimated gain",
             min=10.0, max=2000.0,
             # results.md, session 55: 200 scored -0.8 points a game against UCI_Elo 2000
-            # (120 paired openings, SE 4.4); not adopted
+            # (120 paired openings, SE 4.4); session 58: 60 scored -2.5 (SE 4.3); neither
+            # adopted
         ),
         ParamSpec(
             "prior_mix", "float", 0.1,
