@@ -293,9 +293,10 @@ def click_step(page: Any) -> None:
 
     The page scrolls itself (smoothly) to follow a step's phases, and the Step bar sticks to
     the window's top once the page scrolls past it, so the button moves. On a loaded machine
-    a click Playwright aimed at it sometimes landed beside it: in about 1 loop in 4 of the
-    step tests the button had counted one click fewer than were made, at the first step after
-    the page's first scroll, and the server had answered every step it was asked for. Such a
+    a click Playwright aimed at it sometimes landed beside it: in two failures seen (step 4 of
+    a bfms test, where the page has just scrolled for the first time, and step 14 of 25 of a
+    uct test) the button had counted one click fewer than were made, and the server had
+    answered every step it was asked for. The scroll as the cause is inferred. Such a
     click never asked the app for anything, so it is made again (with a warning that quotes
     the pointer events); a click that misses every time fails the test.
     """
