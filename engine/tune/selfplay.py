@@ -188,6 +188,24 @@ def read_positions(path: Path) -> tuple[list[str], np.ndarray, list[str], np.nda
     return fens, np.array(results), flags, np.array(plies)
 
 
+def read_search_scores(path: Path) -> np.ndarray:
+    """The ``search`` column of a self-play file as White's expected score.
+
+    The search scored each position for its side to move, in [-1, 1] (a mate score is
+    larger and clips to ±1); a blended Texel target (:func:`engine.tune.fitting.quiet_rows`)
+    wants it from White's side and on the result's scale, 0 to 1."""
+    scores: list[float] = []
+    with gzip.open(path, "rt") as data:
+        for line in data:
+            if line.startswith("#") or not line.strip():
+                continue
+            fields = line.rstrip("\n").split("\t")
+            score = min(1.0, max(-1.0, float(fields[5])))
+            white = fields[0].split(" ")[1] == "w"
+            scores.append(0.5 * (1.0 + (score if white else -score)))
+    return np.array(scores)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m engine.tune.selfplay",

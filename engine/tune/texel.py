@@ -48,7 +48,14 @@ import numpy as np
 
 from engine.search.eval_features import MAX_PHASE
 from engine.search.eval_names import FEATURES
-from engine.search.eval_weights import DEFAULT_PATH, EvalWeights, hand_weights, save_weights
+from engine.search.eval_weights import (
+    DEFAULT_PATH,
+    EvalWeights,
+    EvalWeightsError,
+    hand_weights,
+    load_weights,
+    save_weights,
+)
 from engine.tune.fitting import (
     FOLDS,
     LN10,
@@ -166,20 +173,24 @@ class GameFit:
     prior: float
     games: int
     positions: int
-    mse_hand: float  # the hand-set weights on every position
+    mse_hand: float  # the starting weights (hand-set unless --start) on every position
     mse_cv: float  # fits at the chosen prior on the games each did not see (nan: prior given)
     mse_fit: float  # the final fit on every position
     digest: str
     cv_errors: dict[float, float]  # left-out error per prior strength tried
 
 
-def fit_game(path: Path, game: str, prior: float | None) -> GameFit:
-    """Fit one game's weights to the quiet positions of a self-play file."""
-    fens, r, games = quiet_rows(path)
+def fit_game(
+    path: Path, game: str, prior: float | None, base: EvalWeights | None = None,
+    blend: float = 0.0,
+) -> GameFit:  # fmt: skip
+    """Fit one game's weights to the quiet positions of a self-play file, from (and
+    pulled towards) ``base`` (default: the hand-set weights), against the target
+    ``blend`` makes (:func:`engine.tune.fitting.quiet_rows`)."""
+    fens, r, games = quiet_rows(path, blend)
     features, phase = feature_matrix(fens, game)
     x = design_matrix(features, phase)
-    hand = hand_weights()
-    mg, eg = hand.for_game(game)
+    mg, eg = (hand_weights() if base is None else base).for_game(game)
     start = np.concatenate([mg, eg])
     k = fit_k(x, r, start)
     cv = float("nan")
@@ -209,7 +220,7 @@ def describe(fit: GameFit) -> str:
     names = FEATURES[fit.game]
     lines = [
         f"{fit.game}: {fit.positions} quiet positions from {fit.games} games, K = {fit.k:.4f}, "
-        f"prior {fit.prior:g}; mean squared error: hand-set {fit.mse_hand:.5f}, "
+        f"prior {fit.prior:g}; mean squared error: starting weights {fit.mse_hand:.5f}, "
         f"fitted on left-out games {fit.mse_cv:.5f}, fitted (all games) {fit.mse_fit:.5f}",
         *weight_lines(fit.cv_errors, names, fit.w_mg, fit.w_eg),
     ]
@@ -242,43 +253,63 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--hand", action="store_true", help="write the hand-set weights (no fit) and stop"
     )
+    parser.add_argument(
+        "--start", type=Path,
+        help="a weights file to start from and pull towards (default: the hand-set weights)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--blend", type=float, default=0.0,
+        help="share of the target taken from the self-play search's score of each position "
+        "(0: the game's result alone, Texel's method)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
-    hand = hand_weights()
     if args.hand:
-        save_weights(args.out, hand)
+        save_weights(args.out, hand_weights())
         print(f"hand-set weights -> {args.out}")
         return 0
     if args.chess is None and args.knight is None:
         parser.error("give --chess and/or --knight self-play files (or --hand)")
     if args.prior is not None and args.prior < 0:
         parser.error(f"--prior must be >= 0, got {args.prior}")
+    if not 0.0 <= args.blend <= 1.0:
+        parser.error(f"--blend must be in [0, 1], got {args.blend:g}")
     if args.tables and args.chess is None:
         parser.error("--tables fits chess's tables: give --chess")
-    weights = {"chess": (hand.chess_mg, hand.chess_eg), "knight": (hand.knight_mg, hand.knight_eg)}
-    tables = hand.chess_tables
+    base, kept = hand_weights(), "hand-set"  # where the fit starts, and what it keeps
+    if args.start is not None:
+        try:
+            base, kept = load_weights(args.start), f"as in {args.start.name}"
+        except EvalWeightsError as e:
+            parser.error(f"--start: {e}")
+    weights = {"chess": (base.chess_mg, base.chess_eg), "knight": (base.knight_mg, base.knight_eg)}
+    tables = base.chess_tables
+    target = f", target {1 - args.blend:g} result + {args.blend:g} search" if args.blend else ""
     notes = []
     for game, path in (("chess", args.chess), ("knight", args.knight)):
         if path is None:
-            notes.append(f"{game}: hand-set")
+            notes.append(f"{game}: {kept}")
             continue
         if game == "chess" and args.tables:
-            table_fit = fit_chess_tables(path, hand.chess_mg, hand.chess_eg, prior=args.prior)
+            table_fit = fit_chess_tables(
+                path, base.chess_mg, base.chess_eg, prior=args.prior,
+                tables=base.chess_tables, blend=args.blend,
+            )  # fmt: skip
             print(describe_tables(table_fit))
             weights[game] = (table_fit.w_mg, table_fit.w_eg)
             tables = (table_fit.table_mg, table_fit.table_eg)
             notes.append(
                 f"chess: fitted with its piece-square tables on {path.name} (sha256 "
                 f"{table_fit.digest}), {table_fit.games} games, {table_fit.positions} "
-                f"positions, K {table_fit.k:.4f}, prior {table_fit.prior:g}, MSE hand-set "
+                f"positions{target}, K {table_fit.k:.4f}, prior {table_fit.prior:g}, MSE start "
                 f"{table_fit.mse_start:.5f}, left-out games {table_fit.mse_cv:.5f}"
             )
             continue
-        fit = fit_game(path, game, args.prior)
+        fit = fit_game(path, game, args.prior, base, args.blend)
         print(describe(fit))
         weights[game] = (fit.w_mg, fit.w_eg)
         notes.append(
             f"{game}: fitted on {path.name} (sha256 {fit.digest}), {fit.games} games, "
-            f"{fit.positions} positions, K {fit.k:.4f}, prior {fit.prior:g}, MSE hand-set "
+            f"{fit.positions} positions{target}, K {fit.k:.4f}, prior {fit.prior:g}, MSE start "
             f"{fit.mse_hand:.5f}, left-out games {fit.mse_cv:.5f}"
         )
     source = (
@@ -286,6 +317,8 @@ def main(argv: list[str] | None = None) -> int:
         + " ".join(f"--{g} {p.name}" for g, p in (("chess", args.chess), ("knight", args.knight))
                    if p is not None)
         + (" --tables" if args.tables else "")
+        + (f" --start {args.start.name}" if args.start is not None else "")
+        + (f" --blend {args.blend:g}" if args.blend else "")
         + (f" --prior {args.prior:g}" if args.prior is not None else "")
         + "; "
         + "; ".join(notes)

@@ -295,7 +295,7 @@ class TablesFit:
     prior: float
     games: int
     positions: int
-    mse_start: float  # the starting weights and hand-made tables on every position
+    mse_start: float  # the starting weights and tables on every position
     mse_cv: float  # fits at the chosen prior on the games each did not see
     mse_fit: float  # the final fit, tables rounded, on every position
     digest: str
@@ -304,13 +304,15 @@ class TablesFit:
 
 def fit_chess_tables(
     path: Path, w_mg: np.ndarray, w_eg: np.ndarray, k: float | None = None,
-    prior: float | None = None,
+    prior: float | None = None, tables: tuple[np.ndarray, np.ndarray] | None = None,
+    blend: float = 0.0,
 ) -> TablesFit:  # fmt: skip
     """Fit the feature weights and both tables to a chess self-play file, starting from
-    (and pulled towards) ``w_mg, w_eg`` with the hand-made tables."""
-    fens, results, games = quiet_rows(path)
+    (and pulled towards) ``w_mg, w_eg`` with ``tables`` (default: the hand-made ones),
+    against the target ``blend`` makes (:func:`engine.tune.fitting.quiet_rows`)."""
+    fens, results, games = quiet_rows(path, blend)
     rows = table_rows(fens, results, games)
-    start = start_params(w_mg, w_eg)
+    start = start_params(w_mg, w_eg, tables)
     if k is None:
         k = fit_k_to(lambda kk: table_mse(rows, start, kk))
     errors: dict[float, float] = {}
@@ -343,7 +345,7 @@ def describe_tables(fit: TablesFit) -> str:
     hand_mg, hand_eg = hand_piece_square_tables()
     lines = [
         f"chess with tables: {fit.positions} quiet positions from {fit.games} games, "
-        f"K = {fit.k:.4f}, prior {fit.prior:g}; mean squared error: hand-set "
+        f"K = {fit.k:.4f}, prior {fit.prior:g}; mean squared error: starting weights "
         f"{fit.mse_start:.5f}, fitted on left-out games {fit.mse_cv:.5f}, fitted (all "
         f"games, tables rounded) {fit.mse_fit:.5f}",
         *weight_lines(fit.cv_errors, CHESS_FEATURES, fit.w_mg, fit.w_eg),
