@@ -117,27 +117,32 @@ def game_ids(plies: np.ndarray) -> np.ndarray:
     return np.cumsum(plies == 0) - 1
 
 
-def quiet_rows(path: Path, blend: float = 0.0) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """The quiet positions of a self-play file: their FENs, White's targets and games.
-
-    The target is the game's result (Texel's method), or with ``blend`` > 0 the mix
-    ``(1 − blend)·result + blend·search``, ``search`` the self-play search's own score of
-    the position as an expected score (:func:`read_search_scores`). Why: a result says
-    who won a game, decided many moves later and by every mistake in between, so it is
-    a noisy label for one position; the search that chose the move saw further than the
-    static evaluation does and labels the position itself (Stockfish trains its networks
-    on such a mix, its ``lambda``). With the shipped weights as the start, a mix of one
-    half predicted the results of left-out games better than the results alone
-    (docs/algorithms.md, session 59)."""
-    if not 0.0 <= blend <= 1.0:
-        raise ValueError(f"blend must be in [0, 1], got {blend}")
+def quiet_rows(path: Path) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The quiet positions of a self-play file: their FENs, White's results and games."""
     fens, results, flags, plies = read_positions(path)
     games = game_ids(plies)
     quiet = np.array([f == "" for f in flags])
-    target = results
-    if blend > 0.0:
-        target = (1.0 - blend) * results + blend * read_search_scores(path)
-    return [f for f, q in zip(fens, quiet, strict=True) if q], target[quiet], games[quiet]
+    return [f for f, q in zip(fens, quiet, strict=True) if q], results[quiet], games[quiet]
+
+
+def quiet_targets(path: Path, blend: float) -> np.ndarray:
+    """The target a blended fit aims at on :func:`quiet_rows`' positions:
+    ``(1 − blend)·result + blend·search``, ``search`` the self-play search's own score of
+    the position as White's expected score (:func:`read_search_scores`).
+
+    Why: a result says who won a game, decided many moves later and by every mistake in
+    between, so it is a noisy label for one position; the search that chose the move saw
+    further than the static evaluation does and labels the position itself (Stockfish
+    trains its networks on such a mix, its ``lambda``). Only the target changes: ``K``
+    and the errors a fit reports are still reckoned against the results, so fits with
+    and without a blend compare. Measured in session 59 (docs/algorithms.md): from the
+    shipped weights, a mix of one half predicted left-out games' results barely better
+    than the results alone, and played no better."""
+    if not 0.0 <= blend <= 1.0:
+        raise ValueError(f"blend must be in [0, 1], got {blend:g}")
+    _fens, results, flags, _plies = read_positions(path)
+    quiet = np.array([f == "" for f in flags])
+    return ((1.0 - blend) * results + blend * read_search_scores(path))[quiet]
 
 
 def weight_lines(

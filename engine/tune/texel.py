@@ -64,6 +64,7 @@ from engine.tune.fitting import (
     fit_k_to,
     levenberg_marquardt,
     quiet_rows,
+    quiet_targets,
     sigmoid,
     weight_lines,
 )
@@ -146,8 +147,11 @@ def choose_prior(
     k: float,
     start: np.ndarray,
     offset: np.ndarray | float = 0.0,
+    scored: np.ndarray | None = None,
 ) -> tuple[float, dict[float, float]]:
-    """The prior strength whose fits best predict left-out games, and each one's error."""
+    """The prior strength whose fits (to ``results``) best predict left-out games (their
+    ``scored`` values, by default ``results`` too), and each one's error."""
+    truth = results if scored is None else scored
     fold = games % FOLDS
     off = np.broadcast_to(np.asarray(offset, dtype=np.float64), results.shape)
     errors: dict[float, float] = {}
@@ -158,7 +162,7 @@ def choose_prior(
             w = fit_weights(
                 x[train], results[train], k, start, prior=prior, offset=off[train]
             ).weights
-            left = predict(x[~train], w, k, off[~train]) - results[~train]
+            left = predict(x[~train], w, k, off[~train]) - truth[~train]
             squared += float(np.sum(left**2))
         errors[prior] = squared / len(results)
     return min(errors, key=lambda p: errors[p]), errors
@@ -186,8 +190,10 @@ def fit_game(
 ) -> GameFit:  # fmt: skip
     """Fit one game's weights to the quiet positions of a self-play file, from (and
     pulled towards) ``base`` (default: the hand-set weights), against the target
-    ``blend`` makes (:func:`engine.tune.fitting.quiet_rows`)."""
-    fens, r, games = quiet_rows(path, blend)
+    ``blend`` makes (:func:`engine.tune.fitting.quiet_targets`); ``K`` and every error
+    reported are reckoned against the games' results."""
+    fens, r, games = quiet_rows(path)
+    aimed = r if blend == 0.0 else quiet_targets(path, blend)
     features, phase = feature_matrix(fens, game)
     x = design_matrix(features, phase)
     mg, eg = (hand_weights() if base is None else base).for_game(game)
@@ -196,9 +202,9 @@ def fit_game(
     cv = float("nan")
     errors: dict[float, float] = {}
     if prior is None:
-        prior, errors = choose_prior(x, r, games, k, start)
+        prior, errors = choose_prior(x, aimed, games, k, start, scored=r)
         cv = errors[prior]
-    fit = fit_weights(x, r, k, start, prior=prior)
+    fit = fit_weights(x, aimed, k, start, prior=prior)
     width = len(mg)
     return GameFit(
         game=game,

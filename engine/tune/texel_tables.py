@@ -26,7 +26,7 @@ so every feature stays a whole number and searches stay bit-for-bit reproducible
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +44,7 @@ from engine.tune.fitting import (
     fit_k_to,
     levenberg_marquardt,
     quiet_rows,
+    quiet_targets,
     sigmoid,
     weight_lines,
 )
@@ -309,9 +310,11 @@ def fit_chess_tables(
 ) -> TablesFit:  # fmt: skip
     """Fit the feature weights and both tables to a chess self-play file, starting from
     (and pulled towards) ``w_mg, w_eg`` with ``tables`` (default: the hand-made ones),
-    against the target ``blend`` makes (:func:`engine.tune.fitting.quiet_rows`)."""
-    fens, results, games = quiet_rows(path, blend)
+    against the target ``blend`` makes (:func:`engine.tune.fitting.quiet_targets`); ``K``
+    and every error reported are reckoned against the games' results."""
+    fens, results, games = quiet_rows(path)
     rows = table_rows(fens, results, games)
+    aimed = rows if blend == 0.0 else replace(rows, results=quiet_targets(path, blend))
     start = start_params(w_mg, w_eg, tables)
     if k is None:
         k = fit_k_to(lambda kk: table_mse(rows, start, kk))
@@ -322,12 +325,12 @@ def fit_chess_tables(
             squared = 0.0
             for f in range(FOLDS):
                 train = fold != f
-                fit = fit_tables(rows.subset(np.flatnonzero(train)), k, start, p)
+                fit = fit_tables(aimed.subset(np.flatnonzero(train)), k, start, p)
                 left = rows.subset(np.flatnonzero(~train))
                 squared += table_mse(left, fit.params, k) * len(left.results)
             errors[p] = squared / len(rows.results)
         prior = min(errors, key=lambda p: errors[p])
-    fit = fit_tables(rows, k, start, prior)
+    fit = fit_tables(aimed, k, start, prior)
     fw_mg, fw_eg, table_mg, table_eg = split_params(fit.params)
     rounded = start_params(fw_mg, fw_eg)  # the stored weights as a parameter vector
     rounded[N_DENSE:] = np.concatenate([table_mg.ravel(), table_eg.ravel()])

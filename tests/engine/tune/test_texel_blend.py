@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from engine.search.eval_weights import EvalWeights, hand_weights, load_weights, save_weights
-from engine.tune.fitting import quiet_rows
+from engine.tune.fitting import quiet_rows, quiet_targets
 from engine.tune.selfplay import read_search_scores
 from engine.tune.texel import main as texel_main
 
@@ -43,12 +43,11 @@ def test_blend_mixes_result_and_search_on_the_quiet_rows(tmp_path: Path) -> None
     fens, results, games = quiet_rows(path)
     assert len(fens) == 3 and results.tolist() == [1.0, 1.0, 0.0]
     assert games.tolist() == [0, 0, 1]
-    _, searched, _ = quiet_rows(path, blend=1.0)
-    assert searched.tolist() == pytest.approx([0.75, 0.25, 1.0])
-    _, half, _ = quiet_rows(path, blend=0.5)
-    assert half.tolist() == pytest.approx([0.875, 0.625, 0.5])
+    assert quiet_targets(path, 0.0).tolist() == results.tolist()
+    assert quiet_targets(path, 1.0).tolist() == pytest.approx([0.75, 0.25, 1.0])
+    assert quiet_targets(path, 0.5).tolist() == pytest.approx([0.875, 0.625, 0.5])
     with pytest.raises(ValueError, match="blend"):
-        quiet_rows(path, blend=1.5)
+        quiet_targets(path, 1.5)
 
 
 @pytest.fixture(scope="module")
