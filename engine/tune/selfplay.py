@@ -192,7 +192,7 @@ def read_search_scores(path: Path) -> np.ndarray:
     """The ``search`` column of a self-play file as White's expected score.
 
     The search scored each position for its side to move, in [-1, 1] (a mate score is
-    larger and clips to ±1); a blended Texel target (:func:`engine.tune.fitting.quiet_rows`)
+    larger and clips to ±1); a blended Texel target (:func:`engine.tune.fitting.quiet_targets`)
     wants it from White's side and on the result's scale, 0 to 1."""
     scores: list[float] = []
     with gzip.open(path, "rt") as data:

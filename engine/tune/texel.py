@@ -34,6 +34,10 @@ The whole pipeline, from nothing to ``engine/data/eval/weights.npz``, is
 
 With ``--tables`` the chess fit also fits every entry of the two piece-square tables
 (:mod:`engine.tune.texel_tables`); the shipped chess weights were made so (session 52).
+``--start FILE`` starts the fit from (and pulls it towards) a weights file instead of the
+hand-set weights, so new games refine a fit rather than replace it; ``--blend L`` aims the
+weights at ``(1 − L)·result + L·search``, the self-play search's own score of each position
+mixed in (:func:`engine.tune.fitting.quiet_targets`; tried in session 59, not adopted).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import pytest
 
 from engine.search.eval_weights import EvalWeights, hand_weights, load_weights, save_weights
 from engine.tune.fitting import quiet_rows, quiet_targets
-from engine.tune.selfplay import read_search_scores
+from engine.tune.selfplay import SelfPlayConfig, play_games, read_search_scores, write_games
 from engine.tune.texel import main as texel_main
 
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"
@@ -52,8 +52,6 @@ def test_blend_mixes_result_and_search_on_the_quiet_rows(tmp_path: Path) -> None
 
 @pytest.fixture(scope="module")
 def games(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from engine.tune.selfplay import SelfPlayConfig, play_games, write_games
-
     path = tmp_path_factory.mktemp("selfplay") / "games.tsv.gz"
     config = SelfPlayConfig(game="chess", games=12, seed=3, nodes=150)
     write_games(path, config, play_games(config), "test")
