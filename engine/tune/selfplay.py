@@ -170,21 +170,25 @@ def write_games(
     return count, rows
 
 
+def data_rows(path: Path) -> Iterator[list[str]]:
+    """The fields of each position row of a self-play file (its ``#`` lines skipped)."""
+    with gzip.open(path, "rt") as data:
+        for line in data:
+            if not line.startswith("#") and line.strip():
+                yield line.rstrip("\n").split("\t")
+
+
 def read_positions(path: Path) -> tuple[list[str], np.ndarray, list[str], np.ndarray]:
     """The fen, White's result, flags and ply columns of a self-play file."""
     fens: list[str] = []
     results: list[float] = []
     flags: list[str] = []
     plies: list[int] = []
-    with gzip.open(path, "rt") as data:
-        for line in data:
-            if line.startswith("#") or not line.strip():
-                continue
-            fields = line.rstrip("\n").split("\t")
-            fens.append(fields[0])
-            results.append(float(fields[1]))
-            plies.append(int(fields[2]))
-            flags.append(fields[3])
+    for fields in data_rows(path):
+        fens.append(fields[0])
+        results.append(float(fields[1]))
+        plies.append(int(fields[2]))
+        flags.append(fields[3])
     return fens, np.array(results), flags, np.array(plies)
 
 
@@ -195,14 +199,10 @@ def read_search_scores(path: Path) -> np.ndarray:
     larger and clips to ±1); a blended Texel target (:func:`engine.tune.fitting.quiet_targets`)
     wants it from White's side and on the result's scale, 0 to 1."""
     scores: list[float] = []
-    with gzip.open(path, "rt") as data:
-        for line in data:
-            if line.startswith("#") or not line.strip():
-                continue
-            fields = line.rstrip("\n").split("\t")
-            score = min(1.0, max(-1.0, float(fields[5])))
-            white = fields[0].split(" ")[1] == "w"
-            scores.append(0.5 * (1.0 + (score if white else -score)))
+    for fields in data_rows(path):
+        score = min(1.0, max(-1.0, float(fields[5])))
+        white = fields[0].split(" ")[1] == "w"
+        scores.append(0.5 * (1.0 + (score if white else -score)))
     return np.array(scores)
 
 
