@@ -236,7 +236,7 @@ def step_times(page: Any, times: int) -> dict[str, Any]:
     step, so a phase without the mark set here is the new step's.)
 
     Each click waits for an open socket first (a click while the page reconnects sends
-    nothing), is made again if it missed the button (:func:`click_step`), and a step that
+    nothing), is made again if its press missed the button (:func:`click_step`), and a step that
     draws nothing fails with what the page and the server said, not with a bare timeout.
     """
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -263,17 +263,21 @@ def step_times(page: Any, times: int) -> dict[str, Any]:
 
 
 def watch_step_clicks(page: Any) -> None:
-    """Count the clicks the Step button gets (before its own handler runs) and keep the
-    page's last pointer events with where the page was scrolled, so a test can tell a click
-    that missed the button from a request the app did not answer."""
+    """Count the presses the Step button acts on, a primary mouse button's ``pointerdown``
+    on it while it is enabled (seen in the capture phase, before its own handler runs; the
+    page steps on that press, not on the click), and keep the page's last pointer events
+    with where the page was scrolled, so a test can tell a press that missed the button
+    from a request the app did not answer."""
     page.evaluate(
-        """() => { if (window.__stepClicks !== undefined) return;
-        window.__stepClicks = 0; window.__pointer = [];
-        for (const type of ['mousedown', 'mouseup', 'click']) {
+        """() => { if (window.__stepPresses !== undefined) return;
+        window.__stepPresses = 0; window.__pointer = [];
+        for (const type of ['pointerdown', 'pointerup', 'click']) {
           document.addEventListener(type, (e) => {
+            const step = document.querySelector('#step-once');
             const onStep = !!e.target.closest('#step-once');
-            if (type === 'click' && onStep) window.__stepClicks += 1;
-            const b = document.querySelector('#step-once').getBoundingClientRect();
+            if (type === 'pointerdown' && onStep && e.pointerType === 'mouse'
+                && e.button === 0 && !step.disabled) window.__stepPresses += 1;
+            const b = step.getBoundingClientRect();
             window.__pointer.push(`${type} ${e.target.tagName.toLowerCase()}`
               + `${e.target.id ? '#' + e.target.id : ''} at (${e.clientX}, ${e.clientY});`
               + ` Step at (${Math.round(b.x)}, ${Math.round(b.y)}),`
@@ -289,24 +293,26 @@ STEP_CLICK_TRIES = 3
 
 
 def click_step(page: Any) -> None:
-    """Click Step until the button itself gets the click.
+    """Click Step until the button itself gets the press.
 
     The page scrolls itself (smoothly) to follow a step's phases, and the Step bar sticks to
-    the window's top once the page scrolls past it, so the button moves. On a loaded machine
-    a click Playwright aimed at it sometimes landed beside it: in two failures seen (step 4 of
-    a bfms test, where the page has just scrolled for the first time, and step 14 of 25 of a
-    uct test) the button had counted one click fewer than were made, and the server had
-    answered every step it was asked for. The scroll as the cause is inferred. Such a
-    click never asked the app for anything, so it is made again (with a warning that quotes
-    the pointer events); a click that misses every time fails the test.
+    the window's top once the page scrolls past it, so the button moves. In CI a click was
+    seen to lose its step that way: the mouse went down on the button at scrollY 0, the page
+    scrolled to 17 before the mouse came up, the button moved from y 291 to 274, and the
+    mouseup and so the click landed on a div (no click on the button, no step). The page now
+    steps on the mouse's press (``pointerdown``), so a press on the button is one step
+    wherever the release lands, and that press is what is counted here. A press that missed
+    the button altogether (the page moved it between Playwright's aim and the press) never
+    asked the app for anything, so it is made again, with a warning that quotes the pointer
+    events; a press that misses every time fails the test.
     """
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    before = int(page.evaluate("window.__stepClicks"))
+    before = int(page.evaluate("window.__stepPresses"))
     for attempt in range(1, STEP_CLICK_TRIES + 1):
         page.click("#step-once")
         try:
-            page.wait_for_function(f"() => window.__stepClicks > {before}", timeout=10_000)
+            page.wait_for_function(f"() => window.__stepPresses > {before}", timeout=10_000)
             return
         except PlaywrightTimeout:
             events = page.evaluate("window.__pointer.join('; ')")
@@ -332,7 +338,7 @@ def page_diagnostics(page: Any) -> str:
                     .map((t) => t.textContent),
                   frames: s.received.frames, last_frame: s.received.type,
                   last_frame_ms_ago: Date.now() - s.received.at,
-                  step_clicks: window.__stepClicks, pointer: window.__pointer,
+                  step_presses: window.__stepPresses, pointer: window.__pointer,
                   steps_received: (i.steps || []).length,
                   step_iteration: i.step ? i.step.iteration : null,
                   tab: document.body.dataset.tab,

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import (
+    STEP_TIMEOUT_MS,
     analyse,
     api_create,
     open_game,
@@ -290,6 +291,65 @@ def test_step_mode_shows_the_four_phases_with_their_numbers(server, page) -> Non
     page.keyboard.press("Escape")
     page.wait_for_selector("#status", state="visible")
     assert banner.is_hidden()
+
+
+def test_step_mode_takes_one_step_a_press_even_when_the_page_moves_the_button(server, page) -> None:
+    """Step acts on the mouse's press: a press on the button whose release lands elsewhere
+    (the page scrolled in between, as its own follow-scroll does) is one step; a full click
+    is one step, not two (its click is swallowed); Enter on the focused button is one."""
+    sent: list[str] = []
+    page.on(
+        "websocket",
+        lambda ws: ws.on(
+            "framesent", lambda f: sent.append(f) if '"action":"step"' in str(f) else None
+        ),
+    )
+    game = api_create(server, human="both", algorithm="uct")
+    open_game(page, server, game)
+    tab(page, "step")
+    page.select_option("#step-speed", "fast")
+    step_times(page, 1)  # the phases are drawn: the page is tall enough to scroll
+
+    def one_step(act: Any) -> None:
+        # The last step's phases have played and the page has stopped scrolling.
+        page.wait_for_selector("#phases .phase[data-phase=backpropagation].active")
+        page.evaluate(
+            "async () => { let y = -1; while (window.scrollY !== y) { y = window.scrollY;"
+            " await new Promise((done) => setTimeout(done, 150)); } }"
+        )
+        asked, seen = len(sent), page.evaluate("window.canopy.state.inside.steps.length")
+        iteration = page.evaluate("window.canopy.state.inside.step.iteration")
+        act()
+        page.wait_for_function(
+            f"() => window.canopy.state.inside.steps.length > {seen}", timeout=STEP_TIMEOUT_MS
+        )
+        page.wait_for_timeout(1500)  # a second step, if one was asked, arrives meanwhile
+        assert len(sent) - asked == 1, sent[asked:]
+        assert page.evaluate("window.canopy.state.inside.steps.length") == seen + 1
+        assert page.evaluate("window.canopy.state.inside.step.iteration") == iteration + 1
+
+    def press_then_scroll() -> None:
+        page.evaluate("window.scrollTo({top: 0, behavior: 'instant'})")
+        box = page.locator("#step-once").bounding_box()
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        page.mouse.move(x, y)
+        page.mouse.down()
+        page.evaluate("window.scrollBy({top: 120, behavior: 'instant'})")
+        moved = page.locator("#step-once").bounding_box()
+        assert moved["y"] + moved["height"] < y  # the button left the pointer behind
+        assert page.evaluate(
+            "([x, y]) => !document.elementFromPoint(x, y).closest('#step-once')", [x, y]
+        )
+        page.mouse.up()  # on whatever is under the pointer now: no click on Step
+
+    one_step(press_then_scroll)
+    one_step(lambda: page.click("#step-once"))
+
+    def enter() -> None:
+        page.focus("#step-once")
+        page.keyboard.press("Enter")
+
+    one_step(enter)
 
 
 def test_step_mode_shows_the_bfms_overwrite_rule(server, page) -> None:

@@ -253,7 +253,27 @@ export function createInside({ getState, send, scheduleRender }) {
   };
   window.addEventListener("scroll", markStuck, { passive: true });
   const miniTree = createTreeView(miniTreeArea, { onSelect: (id) => { setTab("tree"); selectNode(id); }, layout: "down", qLabel });
-  stepButton.addEventListener("click", () => send({ type: "search", action: "step" }));
+  // A mouse press steps at once, not on its click: after each step the page scrolls itself
+  // (smoothly) to follow the phases and the toolbar is sticky, so the button can move
+  // between press and release; the release then lands beside it, the browser fires no
+  // click, and the step was lost (seen in CI; a class demo clicking Step again and again
+  // loses steps the same way). The click of that same press is swallowed: one step a
+  // press. Keyboard (a click with detail 0), touch and pen act on click (a touch press
+  // may start a scroll).
+  const doStep = () => send({ type: "search", action: "step" });
+  let swallowUntil = 0; // until when a click with detail > 0 is the acted press's own
+  stepButton.addEventListener("pointerdown", (e) => {
+    swallowUntil = 0;
+    if (e.pointerType !== "mouse" || e.button !== 0 || stepButton.disabled) return;
+    swallowUntil = Infinity; // until its release, wherever that lands, and a second after
+    window.addEventListener("pointerup", (u) => (swallowUntil = u.timeStamp + 1000), { once: true, capture: true });
+    doStep();
+  });
+  stepButton.addEventListener("click", (e) => {
+    const own = e.detail > 0 && e.timeStamp < swallowUntil;
+    swallowUntil = 0;
+    if (!own) doStep();
+  });
   autoButton.addEventListener("click", () => (auto ? stopAuto() : startAuto()));
   replayButton.addEventListener("click", () => I.step && animate());
 
