@@ -149,3 +149,53 @@ def test_ladder_commands_replay_a_row_with_todays_spelling_when_it_changed() -> 
         "--engine mcts:c_root=1,eval=scaled --engine alphabeta:eval=scaled --games 1 "
         "--movetime 300 --concurrency 1 --seed 41"
     ) in ladder.command(data)
+
+
+_AGAINST_STOCKFISH = """[White "mcts"]
+[Black "stockfish-elo2000"]
+[Result "0-1"]
+
+1. f3 {+0.10/6 0.3s} e5 {+1.60/14 0.3s} 2. g4 {-0.40/6 0.3s} Qh4# {+M1/3 0.3s} 0-1
+
+[White "stockfish-elo2000"]
+[Black "mcts:movetime=600"]
+[Result "1/2-1/2"]
+
+1. e4 {+0.20/14 0.3s} e5 {-0.10/6 0.3s} 2. Nf3 {-1.70/14 0.3s} Nc6 {+1.20/6 0.3s} 1/2-1/2
+
+[White "mcts"]
+[Black "alphabeta"]
+[Result "1-0"]
+
+1. e4 {+0.30/6 0.3s} e5 {+2.00/6 0.3s} 1-0
+"""
+
+
+def test_decided_phase_reads_the_named_opponents_scores(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--opponent stockfish`` reads Stockfish's move comments (its own point of view), and
+    Canopy is the other player whatever its spelling; the default still reads `alphabeta`'s.
+    Why: the Stockfish ladder's losses are placed by Stockfish's judgement (session 60)."""
+    monkeypatch.syspath_prepend(str(SCRIPTS))  # decided_phase imports its sibling
+    phase = _script("decided_phase")
+    path = tmp_path / "chess-mcts-vs-stockfish.pgn"
+    path.write_text(_AGAINST_STOCKFISH)
+    played = list(phase.games([path]))
+    assert [phase.plays(g, "stockfish") for g in played] == [True, True, False]
+    assert [phase.plays(g, "alphabeta") for g in played] == [False, False, True]
+    # Stockfish's 1...e5 {+1.60} is its lead beyond 1.5, held to the end (the mate's comment
+    # is not a centipawn score): decided in the opening; the draw's last score (-1.70 after
+    # 2. Nf3, Stockfish's own view) is beyond the margin too, on Canopy's side.
+    assert phase.decided(played[0], 1.5, "stockfish") == ("loss", "open")
+    assert phase.decided(played[1], 1.5, "stockfish") == ("draw", "open")
+    assert phase.canopy_outcome(played[1], "stockfish") == (False, "draw")
+    # Entering a "14-piece endgame" is the first move: Stockfish's first score there.
+    assert phase.entry(played[0], 14, "stockfish")[:2] == ("loss", 1.6)
+    assert phase.entry(played[1], 14, "stockfish")[:2] == ("draw", 0.2)
+    phase.print_entries([path], 14, 1.0, 0.3, "stockfish")
+    table = capsys.readouterr().out
+    assert "stockfish ahead            1     0     0     1" in table
+    assert "level                      1     0     1     0" in table
+    phase.print_entries([path], 14, 1.0, 0.3)  # alphabeta's one game: its +2.00 after 1...e5
+    assert "alphabeta ahead            1     1     0     0" in capsys.readouterr().out
