@@ -219,6 +219,12 @@ class Algorithm:
     def display_eval(child: ChildStats) -> float:
         return child.eval
 
+    @staticmethod
+    def root_prior(child: ChildStats) -> float | None:
+        """The prior a root move's selection multiplies its exploration by, for the root
+        table (None: the algorithm has no priors, and the table shows no such column)."""
+        return None
+
     @classmethod
     def selection_terms(
         cls, child: ChildStats, parent_visits: int, params: dict[str, Any]

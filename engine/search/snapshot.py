@@ -106,6 +106,7 @@ def move_stats(
     total_visits: int,
     pv: list[int],
     sans: SanCache,
+    prior: float | None = None,
 ) -> MoveStats:
     pv_uci = tuple(move_to_uci(m) for m in pv[:PV_LIMIT])
     pv_san = sans.line(pv_uci)
@@ -117,6 +118,7 @@ def move_stats(
         q=algorithm.q(child),
         score=algorithm.selection_score(child, parent_visits, params),
         eval=algorithm.display_eval(child),
+        prior=prior,
         pv=pv_uci,
         pv_san=pv_san,
         bound=child.bound,
@@ -140,12 +142,15 @@ def root_table(
     total = sum(m.stats.visits for m in merged.values())
     rows = []
     for entry in merged.values():
-        thread, node, _ = max(entry.per_thread, key=lambda t: t[2].visits)
+        thread, node, leader = max(entry.per_thread, key=lambda t: t[2].visits)
         pv = workers[thread].principal_variation(node, PV_LIMIT)
+        # The merge sums numbers into a plain ChildStats; the prior (the same position's
+        # in every tree) is read from the tree the PV comes from.
+        prior = algorithm.root_prior(leader)
         rows.append(
             (
                 algorithm.final_rank(entry.stats, params, threads),
-                move_stats(algorithm, at_root, entry.stats, parent_visits, total, pv, sans),
+                move_stats(algorithm, at_root, entry.stats, parent_visits, total, pv, sans, prior),
             )
         )
     rows.sort(key=lambda r: r[0], reverse=True)
@@ -164,6 +169,7 @@ def root_table(
                     q=algorithm.q(c),
                     score=algorithm.selection_score(c, _root_visits(w), at_root),
                     eval=algorithm.display_eval(c),
+                    prior=algorithm.root_prior(c),
                 )
                 for _, c in kids
             ]

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+import chess
 import pytest
 
 from tests.browser.conftest import (
@@ -483,3 +484,43 @@ def test_new_game_offers_mcts_first_with_its_summary_and_starts_with_it(server, 
         "() => document.querySelector('#settings-fields select[name=algorithm]').value === 'mcts'"
     )
     assert engine.locator("option").first.get_attribute("value") == "mcts"
+
+
+def test_the_root_table_shows_mcts_priors_and_no_prior_column_for_uct(server, page) -> None:
+    """The live table's P column: each root move's PUCT prior for ``mcts`` (what its visits
+    were steered by, a distribution over the root's moves), hidden for an algorithm without
+    priors. Why: the prior is one of the techniques a teacher switches off to show what it
+    was worth, and the table is where a class sees visits follow it."""
+    game = api_create(server, human="both", fen=MIDDLEGAME)  # the default opponent, mcts
+    open_game(page, server, game)
+    analyse(page, at_least=300)
+    table = page.locator("#root-moves")
+    page.wait_for_selector("#root-moves.with-prior")
+    header = page.locator("#root-head th[data-key=prior]")
+    assert header.is_visible() and header.inner_text() == "P"
+    stats = page.evaluate("window.canopy.state.stats")
+    priors = {m["san"]: m["prior"] for m in stats["moves"]}
+    assert not stats.get("moves_trimmed")
+    assert len(priors) == chess.Board(MIDDLEGAME).legal_moves.count()
+    assert all(0 < p < 1 for p in priors.values())
+    assert abs(sum(priors.values()) - 1) < 0.005  # each sent to 4 places
+    rows = page.locator("#root-body tr")
+    for i in range(rows.count()):
+        row = rows.nth(i)
+        san = row.locator("td.c-san").inner_text()
+        assert row.locator("td.c-prior").inner_text() == fixed(priors[san], 3), san
+    # Sorting by P puts the largest prior first.
+    page.locator("#root-head th[data-key=prior] button").click()
+    page.wait_for_selector("#root-head th[data-key=prior][aria-sort=descending]")
+    first = rows.first.locator("td.c-san").inner_text()
+    assert priors[first] == max(priors.values())
+    page.mouse.move(5, 5)
+    screenshot(table, "mcts-root-priors.png")
+
+    plain = api_create(server, human="both", fen=MIDDLEGAME, algorithm="uct")
+    open_game(page, server, plain)
+    analyse(page, at_least=300)
+    assert page.evaluate("window.canopy.state.stats.moves.every((m) => m.prior === null)")
+    page.wait_for_function("() => !document.querySelector('#root-moves.with-prior')")
+    assert page.locator("#root-head th[data-key=prior]").is_hidden()
+    assert page.locator("#root-body tr").first.locator("td.c-prior").is_hidden()

@@ -15,6 +15,8 @@ const COLUMNS = [
   { key: "share", label: "N%", title: "Share of the root's visits", numeric: true },
   { key: "q", label: "Q", title: "Expected score for the side to move, 0 (loss) to 1 (win)", numeric: true },
   { key: "uct", label: "UCT", title: "What the selection rule ranks by now", numeric: true },
+  // Shown only for an algorithm with priors (mcts): PUCT's exploration is scaled by it.
+  { key: "prior", label: "P", title: "Prior: the move-ordering estimate (captures, promotions, checks, pieces en prise) that PUCT scales each move's exploration by; the visits follow it until the values disagree", numeric: true },
   { key: "eval", label: "Eval", title: "Evaluation for the side to move, -1 to 1", numeric: true },
   // Shown only with "hand · learned" on (a game with learned weights): not sortable.
   { key: "static", label: "Hand · learned", title: "Both static evaluations of the position after the move, for the side to move: the hand-made one · the learned one", numeric: true, fixed: true },
@@ -117,6 +119,7 @@ export function createPanel({ getState, onSort, onHover }) {
     // Both static evaluations, when asked for and offered (evalpair.js): fetched once per position.
     const pairs = stats && stats.fen && showPairs(s) ? s.evalPairs.lookup(game.game, stats.fen, stats.moves.map((m) => m.move).sort()) : null;
     table.classList.toggle("with-static", showPairs(s));
+    table.classList.toggle("with-prior", sorted.some((m) => typeof m.prior === "number"));
     const pairOf = new Map(pairs ? pairs.moves.map((m) => [m.uci, m]) : []);
     empty.hidden = sorted.length > 0;
     const seen = new Set();
@@ -151,13 +154,14 @@ export function createPanel({ getState, onSort, onHover }) {
     setText(c[2], m.share === null ? "–" : `${(m.share * 100).toFixed(1)}%`);
     setText(c[3], fixed(m.q, 3));
     setText(c[4], fixed(m.uct, 3));
+    setText(c[5], typeof m.prior === "number" ? fixed(m.prior, 3) : "–");
     const proof = proofText(m);
-    setText(c[5], proof || signed(m.eval, 2));
-    c[5].classList.toggle("proven", !!proof);
-    setText(c[6], pair ? pairShort(pair) : loading ? "…" : "–");
-    c[6].title = pair ? pairText(pair) : "";
-    setText(c[7], m.pv_san.slice(0, 8).join(" "));
-    c[7].title = m.pv_san.join(" ");
+    setText(c[6], proof || signed(m.eval, 2));
+    c[6].classList.toggle("proven", !!proof);
+    setText(c[7], pair ? pairShort(pair) : loading ? "…" : "–");
+    c[7].title = pair ? pairText(pair) : "";
+    setText(c[8], m.pv_san.slice(0, 8).join(" "));
+    c[8].title = m.pv_san.join(" ");
     c[4].title = m.bound && m.bound !== "exact" ? `${m.bound} bound` : ""; // only a deepening search bounds
   }
 

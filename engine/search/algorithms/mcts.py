@@ -1256,6 +1256,11 @@ class MCTS(Algorithm):
             return replace(stats, evaluated_unvisited=evaluated)
         return replace(stats, evaluated_unvisited=evaluated, proof=NOT_PROVEN, mate=None)
 
+    @staticmethod
+    def root_prior(child: ChildStats) -> float | None:
+        """The PUCT prior P, so the root table shows what the visits were steered by."""
+        return float(child.prior) if isinstance(child, MCTSChildStats) else None
+
     @classmethod
     def final_rank(
         cls, child: ChildStats, params: dict[str, Any], threads: int

@@ -154,6 +154,28 @@ def test_root_parallel_threads_merge_their_root_moves() -> None:
     assert info.bestmove == "a1a8" and info.moves[0].proof == PROVEN_WIN
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_root_table_carries_each_moves_prior(threads: int) -> None:
+    """Each root move's PUCT prior reaches the table (the app's P column), the same in every
+    thread's own table and in the merged one; an algorithm without priors sends none."""
+    controller = SearchController("chess", HANGING_QUEEN, algorithm="mcts", threads=threads, seed=3)
+    info = controller.search(iterations=600)
+    priors = {m.move: m.prior for m in info.moves}
+    assert all(p is not None and 0.0 < p < 1.0 for p in priors.values())
+    assert sum(p for p in priors.values() if p is not None) == pytest.approx(1.0, abs=1e-6)
+    # what the search itself holds for the root's children
+    held = {
+        move_to_uci(c.move): c.prior
+        for _, c in controller.workers[0].root_children()
+        if isinstance(c, MCTSChildStats)
+    }
+    assert held == pytest.approx(priors)
+    for table in info.thread_stats:
+        assert {m.move: m.prior for m in table.moves} == pytest.approx(priors)
+    plain = SearchController("chess", HANGING_QUEEN, algorithm="uct", seed=3)
+    assert all(m.prior is None for m in plain.search(iterations=300).moves)
+
+
 @pytest.mark.parametrize(
     "params",
     [
