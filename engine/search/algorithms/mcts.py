@@ -129,8 +129,8 @@ if TYPE_CHECKING:
 (K_C, K_ALPHA, K_FPU, K_TEMP, K_UNIFORM, K_QUIESCE) = range(6)
 (K_SOLVER, K_TT, K_MIX, K_DEPTH, K_EVALUATE, K_DEEPEN) = range(6, 12)
 K_CAPTURES, K_CUT, K_ROOT_DEPTH, K_ENDGAME, K_CENTRE, K_C_ROOT = 12, 13, 14, 15, 16, 17
-K_ENDGAME_ROOT, K_RESCORE, K_RESCORE_VISITS = 18, 19, 20
-KERNEL_PARAMS = 21
+K_ENDGAME_ROOT, K_RESCORE, K_RESCORE_VISITS, K_PRIOR_BOUND = 18, 19, 20, 21
+KERNEL_PARAMS = 22
 #: A root with at most this many knights, bishops, rooks and queens (both sides) is an
 #: endgame, where ``c_endgame`` replaces ``c_puct``.
 ENDGAME_PIECES = 6
@@ -500,7 +500,9 @@ def score_children(
     plies instead of a full search per child. With ``cut`` the scoring stops at the first
     reply that refutes the move into ``node`` (:func:`refutation_bound`) and the node is
     marked ``PARTIAL``. The priors are then a softmax of the children's scores (a child
-    not scored yet: the uniform share alone)."""
+    not scored yet: the uniform share alone), a child this scoring only bounded by its
+    null window counted ``prior_bound`` centipawns lower: its bound says no more than
+    "no better than the best so far", and taken as a score it ties with that best."""
     s, _moves, child_state, _cm, _hist, _record, _path, _info, _finfo, keys = scratch
     temperature, mix = kparams[K_TEMP], kparams[K_MIX]
     uniform, quiesce = kparams[K_UNIFORM] != 0.0, kparams[K_QUIESCE] != 0.0
@@ -514,6 +516,7 @@ def score_children(
     beta = refutation_bound(tree, node) if kparams[K_CUT] != 0.0 else INF
     flags[node] |= PARTIAL  # until every child is scored
     order = np.argsort(ranks, kind="mergesort")
+    bounded = np.zeros(children.shape[0], dtype=np.bool_)  # failed its null window here
     ahead = np.empty_like(child_state)
     ready = NONE  # the child whose position ``ahead`` holds (its table slot prefetched)
     for i in range(order.shape[0]):
@@ -561,6 +564,7 @@ def score_children(
                 best = max(best, min(1.0, max(-1.0, value[child])))
                 continue
             exact = low < to_move < high
+            bounded[order[i]] = not searched
             to_move = min(1.0, max(-1.0, to_move))
             score = -to_move
             if exact and use_cache:
@@ -577,9 +581,15 @@ def score_children(
     if whole:
         flags[node] &= ~PARTIAL
     if not uniform:  # the prior: a softmax of the children's scores, in centipawns
-        for child in children:  # a child not scored yet: the uniform share alone
-            unscored = not (flags[child] & EVALUATED)
-            prior[child] = -INF if unscored else value_cp(min(1.0, max(-1.0, value[child])))
+        below = kparams[K_PRIOR_BOUND]
+        for k in range(children.shape[0]):  # a child not scored yet: the uniform share alone
+            child = children[k]
+            if not (flags[child] & EVALUATED):
+                prior[child] = -INF
+                continue
+            prior[child] = value_cp(min(1.0, max(-1.0, value[child])))
+            if bounded[k]:
+                prior[child] -= below
     normalise_priors(tree, node, temperature, uniform, mix)
     if solver and prove(tree, node):
         return 1
@@ -1027,6 +1037,13 @@ class MCTS(Algorithm):
             min=0.0, max=1.0,
         ),
         ParamSpec(
+            "prior_bound", "float", 0.0,
+            "expand=evaluate: centipawns taken off the prior's score of a child whose "
+            "null window only bounded it (no better than the best sibling so far), so "
+            "the prior no longer ties it with that best",
+            min=0.0, max=1000.0,
+        ),
+        ParamSpec(
             "expand", "choice", "lazy",
             "lazy: children are created with a move-ordering prior and each is scored when "
             "first chosen; evaluate: every child is scored when its parent is expanded and "
@@ -1173,6 +1190,7 @@ class MCTS(Algorithm):
         kp[K_C_ROOT] = params["c_root"]
         kp[K_ENDGAME_ROOT] = params["endgame_root"]
         kp[K_RESCORE], kp[K_RESCORE_VISITS] = params["rescore"], params["rescore_visits"]
+        kp[K_PRIOR_BOUND] = params["prior_bound"]
         return kp
 
     @classmethod
