@@ -1042,6 +1042,8 @@ class MCTS(Algorithm):
             "null window only bounded it (no better than the best sibling so far), so "
             "the prior no longer ties it with that best",
             min=0.0, max=1000.0,
+            # results.md, session 60: 150 gained 3.4 cp a move on the control set (SE 1.4)
+            # and scored -6.2 points a game against UCI_Elo 2000 (120 paired, SE 4.6)
         ),
         ParamSpec(
             "expand", "choice", "lazy",
