@@ -19,7 +19,7 @@ from numba import njit
 from engine.core.convert import state_from_fen
 from engine.core.state import STATE_SIZE
 from engine.search.eval_features import N_CHESS, N_KNIGHT, chess_features, knight_features
-from engine.tune.selfplay import read_positions, read_search_scores
+from engine.tune.selfplay import data_rows, read_positions, search_score
 
 LN10 = math.log(10.0)
 FOLDS = 5  # cross-validation folds, by game
@@ -128,7 +128,7 @@ def quiet_rows(path: Path) -> tuple[list[str], np.ndarray, np.ndarray]:
 def quiet_targets(path: Path, blend: float) -> np.ndarray:
     """The target a blended fit aims at on :func:`quiet_rows`' positions:
     ``(1 − blend)·result + blend·search``, ``search`` the self-play search's own score of
-    the position as White's expected score (:func:`read_search_scores`).
+    the position as White's expected score (:func:`engine.tune.selfplay.search_score`).
 
     Why: a result says who won a game, decided many moves later and by every mistake in
     between, so it is a noisy label for one position; the search that chose the move saw
@@ -140,9 +140,13 @@ def quiet_targets(path: Path, blend: float) -> np.ndarray:
     than the results alone, and played no better."""
     if not 0.0 <= blend <= 1.0:
         raise ValueError(f"blend must be in [0, 1], got {blend:g}")
-    _fens, results, flags, _plies = read_positions(path)
-    quiet = np.array([f == "" for f in flags])
-    return ((1.0 - blend) * results + blend * read_search_scores(path))[quiet]
+    return np.array(  # one pass over the file (a quiet row's flags column is empty)
+        [
+            (1.0 - blend) * float(fields[1]) + blend * search_score(fields)
+            for fields in data_rows(path)
+            if fields[3] == ""
+        ]
+    )
 
 
 def weight_lines(

@@ -192,18 +192,20 @@ def read_positions(path: Path) -> tuple[list[str], np.ndarray, list[str], np.nda
     return fens, np.array(results), flags, np.array(plies)
 
 
-def read_search_scores(path: Path) -> np.ndarray:
-    """The ``search`` column of a self-play file as White's expected score.
+def search_score(fields: list[str]) -> float:
+    """A position row's ``search`` column as White's expected score.
 
-    The search scored each position for its side to move, in [-1, 1] (a mate score is
+    The search scored the position for its side to move, in [-1, 1] (a mate score is
     larger and clips to ±1); a blended Texel target (:func:`engine.tune.fitting.quiet_targets`)
     wants it from White's side and on the result's scale, 0 to 1."""
-    scores: list[float] = []
-    for fields in data_rows(path):
-        score = min(1.0, max(-1.0, float(fields[5])))
-        white = fields[0].split(" ")[1] == "w"
-        scores.append(0.5 * (1.0 + (score if white else -score)))
-    return np.array(scores)
+    score = min(1.0, max(-1.0, float(fields[5])))
+    white = fields[0].split(" ")[1] == "w"
+    return 0.5 * (1.0 + (score if white else -score))
+
+
+def read_search_scores(path: Path) -> np.ndarray:
+    """:func:`search_score` of every position row of a self-play file."""
+    return np.array([search_score(fields) for fields in data_rows(path)])
 
 
 def main(argv: list[str] | None = None) -> int:
