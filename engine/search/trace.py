@@ -326,14 +326,24 @@ def leaf_simulation(view: StepView) -> dict[str, Any]:
 
 
 def evaluation_simulation(view: StepView) -> dict[str, Any]:
-    """The leaf's new children, each scored by the static evaluation."""
+    """The leaf's new children, each scored by the algorithm's ``leaf`` scorer: a
+    quiescence search (bfms's chess default) or the static evaluation. ``scorer`` says
+    which, so the page names the one that ran rather than guessing from a default."""
     tree = view.tree
+    scorer = "quiescence" if view.params.get("leaf") == "quiescence" else "static"
+    how = (
+        "a quiescence search (captures, promotions and evasions played out until the "
+        "position is quiet, then the static evaluation)"
+        if scorer == "quiescence"
+        else "the static evaluation"
+    )
     return {
         "kind": "evaluation",
         "leaf": view.name(view.leaf),
+        "scorer": scorer,
         "evaluated": len(view.created),
         "values": [{**view.name(n), "value": float(tree.value[n])} for n in view.created],
-        "note": "each new child scored by the static evaluation (mates: 10000 − 10·ply)",
+        "note": f"each new child scored by {how} (mates: 10000 − 10·ply)",
     }
 
 

@@ -352,8 +352,17 @@ def test_step_mode_takes_one_step_a_press_even_when_the_page_moves_the_button(se
     one_step(enter)
 
 
-def test_step_mode_shows_the_bfms_overwrite_rule(server, page) -> None:
-    game = api_create(server, human="both", algorithm="bfms", fen=MIDDLEGAME)
+@pytest.mark.parametrize(
+    ("params", "scorer"),
+    [({}, "a quiescence search"), ({"leaf": "static"}, "the static evaluation")],
+    ids=["chess-default-quiescence", "static"],
+)
+def test_step_mode_shows_the_bfms_overwrite_rule_and_the_leaf_scorer_that_ran(
+    server: str, page: Any, params: dict, scorer: str
+) -> None:
+    # bfms scores a leaf's children by its ``leaf`` parameter: in chess a quiescence
+    # search unless asked for the static evaluation, and the step view names that one.
+    game = api_create(server, human="both", algorithm="bfms", fen=MIDDLEGAME, params=params)
     open_game(page, server, game)
     tab(page, "step")
     step_times(page, 5)
@@ -361,7 +370,17 @@ def test_step_mode_shows_the_bfms_overwrite_rule(server, page) -> None:
     assert "−max" in back and "overwritten" in back
     selection = page.locator("#phases .phase[data-phase=selection]").inner_text()
     assert "eval + C·√(ln N_parent / N)" in selection
-    assert "static evaluation" in page.locator("#phases .phase[data-phase=simulation]").inner_text()
+    simulation = page.locator("#phases .phase[data-phase=simulation]").inner_text()
+    lede = page.locator("#phases .phase[data-phase=expansion] .lede").inner_text()
+    assert f"were each scored by {scorer}" in simulation
+    assert f"each scored by {scorer}" in lede
+    if scorer == "the static evaluation":
+        assert "quiescence" not in simulation + lede
+    else:
+        assert "each scored by the static evaluation" not in simulation + lede
+    page.mouse.move(5, 5)
+    kind = "static" if scorer == "the static evaluation" else "quiescence"
+    screenshot(page.locator("#phases .phase[data-phase=simulation]"), f"bfms-simulation-{kind}.png")
 
 
 def test_step_mode_shows_a_playout_cut_off_and_scored_by_the_evaluation(server, page) -> None:

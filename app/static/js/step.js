@@ -339,17 +339,21 @@ function expansionPanel(step, ctx) {
     // How the new children were scored (mcts says by its `expand` parameter): lazily, none
     // yet, only the one the formula goes on to, in the simulation; evaluating, by leaf
     // searches as the node is expanded — most only against a bound (a null window, or not
-    // at all after a cut), so their numbers are not scores to list; other algorithms, by
-    // the static evaluation.
+    // at all after a cut), so their numbers are not scores to list; bfms, by its `leaf`
+    // scorer (a quiescence search in chess, else the static evaluation).
     const params = ctx.params || {};
     const lazy = params.expand === "lazy";
     const evaluating = params.expand === "evaluate";
-    const scorer = params.leaf === "static" ? "the static evaluation" : "quiescence searches";
+    // The leaf scorer that ran: the trace says (bfms), else the game's `leaf` parameter.
+    const leaf = (step.simulation || {}).scorer || params.leaf;
+    const scorer = leaf === "static" ? "the static evaluation" : "quiescence searches";
     const how = lazy
       ? "each with its prior (a move-ordering guess) and none scored yet: the formula picks one to go on to, and the simulation scores that one"
       : evaluating
         ? `and scored by ${scorer}: the first exactly, the others only as far as needed to rank them against it (the simulation says how many)`
-        : "each scored by the static evaluation";
+        : leaf === "quiescence"
+          ? "each scored by a quiescence search"
+          : "each scored by the static evaluation";
     const valued = !lazy && !evaluating;
     out.push(
       h("p", { class: "lede" }, `All ${nodes.length} moves of ${parentLine} are added at once (${mover} to choose among them), ${how}:`),
@@ -423,8 +427,8 @@ function simulationPanel(step, ctx) {
       ];
     case "evaluation":
       return [
-        h("p", { class: "lede" }, `${step.algorithm} plays no game out: the ${sim.evaluated} new children of ${leafLine} were each scored by the static evaluation (from the point of view of the side that moves into them).`),
-        h("p", {}, sim.note || ""),
+        h("p", { class: "lede" }, `${step.algorithm} plays no game out: the ${sim.evaluated} new children of ${leafLine} were each scored by ${sim.scorer === "quiescence" ? "a quiescence search" : "the static evaluation"} (from the point of view of the side that moves into them).`),
+        h("p", {}, capitalised(sim.note || "")),
         h(
           "ol",
           { class: "chips" },

@@ -77,6 +77,17 @@ def test_steps_add_up_to_the_same_tree_as_a_search() -> None:
         np.testing.assert_array_equal(x[: a.used], y[: b.used])
 
 
+@pytest.mark.parametrize(("params", "scorer"), [({}, "quiescence"), ({"leaf": "static"}, "static")])
+def test_bfms_simulation_names_the_leaf_scorer_that_ran(params: dict, scorer: str) -> None:
+    # In chess bfms's ``leaf`` defaults to a quiescence search: the trace must not call
+    # that the static evaluation.
+    controller = SearchController("chess", algorithm="bfms", params=params, seed=5)
+    sim = controller.step().simulation
+    assert sim["kind"] == "evaluation" and sim["scorer"] == scorer
+    assert ("scored by a quiescence search" in sim["note"]) == (scorer == "quiescence")
+    assert ("scored by the static evaluation" in sim["note"]) == (scorer == "static")
+
+
 def test_trace_has_four_phases_with_a_playout() -> None:
     controller = SearchController("chess", algorithm="uct", seed=1)
     first = controller.step().to_dict()
