@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+import chess
 import numpy as np
 
 from engine.core.convert import move_to_uci
@@ -90,6 +91,13 @@ class StepView:
     @property
     def leaf(self) -> int:
         return self.path[-1]
+
+    def leaf_board(self) -> chess.Board:
+        """The leaf's position (without the game's history), to replay lines from it."""
+        board = self.sans.board.copy(stack=False)
+        for node in self.path[1:]:
+            board.push(chess.Move.from_uci(move_to_uci(int(self.tree.move[node]))))
+        return board
 
     def name(self, node: int) -> dict[str, Any]:
         tree = self.tree
@@ -345,6 +353,32 @@ def evaluation_simulation(view: StepView) -> dict[str, Any]:
         "values": [{**view.name(n), "value": float(tree.value[n])} for n in view.created],
         "note": f"each new child scored by {how} (mates: 10000 − 10·ply)",
     }
+
+
+def searched_plies(
+    board: chess.Board, before: Sequence[str], moves: Sequence[str], depth: int, extends: bool
+) -> int:
+    """How many of ``moves`` — the line a leaf search of ``depth`` plies left from
+    ``board`` after the moves ``before`` (:func:`engine.search.parts.leaf.window_score`) —
+    its alpha-beta part played before the quiescence search took over: ``depth``, plus
+    one for each position on the way where the side to move was in check when the search
+    ``extends`` checks (chess with ``prune``: an evasion costs no depth); none at depth
+    0, where the quiescence search is the whole search. A line the table cut short may
+    end before either."""
+    if depth <= 0:
+        return 0
+    b = board.copy(stack=False)
+    for uci in before:
+        b.push(chess.Move.from_uci(uci))
+    left = depth
+    for i, uci in enumerate(moves):
+        if extends and b.is_check():
+            left += 1
+        if left <= 0:
+            return i
+        b.push(chess.Move.from_uci(uci))
+        left -= 1
+    return len(moves)
 
 
 SIMULATIONS: dict[str, Callable[[StepView], dict[str, Any]]] = {

@@ -61,6 +61,12 @@ from engine.search.alphabeta_core import (
     SearchContext,
 )
 from engine.search.codes import (
+    BEST_BOUND,
+    BEST_CACHED,
+    BEST_EARLIER,
+    BEST_MATE,
+    BEST_SEARCHED,
+    BEST_TERMINAL,
     DONE,
     F_REWARD,
     F_SCORE,
@@ -73,7 +79,9 @@ from engine.search.codes import (
     SOLVED,
     STOPPED,
     T_PATH_LEN,
+    T_SIM_BEST,
     T_SIM_DEPTH,
+    T_SIM_HOW,
     T_SIM_PLIES,
     T_SIM_RANDOM,
     T_SIM_STATUS,
@@ -475,6 +483,27 @@ def prefetch_next(
     return NONE
 
 
+@njit(cache=True, nogil=True, inline="always")
+def note_best(
+    tree: tuple, child: int, how: int, ctx: tuple, record: np.ndarray, info: np.ndarray
+) -> None:
+    """For the step trace: ``child``'s score is now the best of :func:`score_children`'s
+    scoring (``how`` it came: ``BEST_*``). When tracing (``record`` is empty otherwise)
+    the record takes the child's move and the line its search left in ``ctx``'s PV row 0
+    — the next child's search overwrites that row, so it is kept now. Only a new best
+    costs this, never a child its null window bounded, and no score depends on it."""
+    info[T_SIM_BEST] = child
+    info[T_SIM_HOW] = how
+    if record.shape[0] == 0:
+        return
+    record[0] = tree[MOVE][child]
+    plies = 0
+    if how in (BEST_SEARCHED, BEST_BOUND, BEST_MATE):
+        plies = min(ctx[5][0], record.shape[0] - 1)
+        record[1 : 1 + plies] = ctx[4][0, :plies]
+    info[T_SIM_PLIES] = 1 + plies
+
+
 @njit(cache=True, nogil=True)
 def score_children(
     tree: tuple,
@@ -502,8 +531,11 @@ def score_children(
     marked ``PARTIAL``. The priors are then a softmax of the children's scores (a child
     not scored yet: the uniform share alone), a child this scoring only bounded by its
     null window counted ``prior_bound`` centipawns lower: its bound says no more than
-    "no better than the best so far", and taken as a score it ties with that best."""
-    s, _moves, child_state, _cm, _hist, _record, _path, _info, _finfo, keys = scratch
+    "no better than the best so far", and taken as a score it ties with that best.
+
+    The child whose score becomes the best is noted for the step trace
+    (:func:`note_best`): at the end, the one whose score is the node's new value."""
+    s, _moves, child_state, _cm, _hist, record, _path, info, _finfo, keys = scratch
     temperature, mix = kparams[K_TEMP], kparams[K_MIX]
     uniform, quiesce = kparams[K_UNIFORM] != 0.0, kparams[K_QUIESCE] != 0.0
     solver, use_cache = kparams[K_SOLVER] != 0.0, kparams[K_TT] != 0.0
@@ -538,12 +570,16 @@ def score_children(
             mark_repetition(tree, child, child_state, keys, HIST_MAX + length)
         if flags[child] & TERMINAL:
             settle_terminal(tree, child, solver)
-            best = max(best, min(1.0, max(-1.0, value[child])))
+            top = min(1.0, max(-1.0, value[child]))
+            if top > best:
+                best = top
+                note_best(tree, child, BEST_TERMINAL, ctx, record, info)
             continue
         key = child_state[HASH]
         slot = table_slot(cache_keys, key)
         if use_cache and cache_keys[slot] == key:
             score = -float(cache_scores[slot])
+            how = BEST_CACHED
         else:
             if use_cache:  # the table's read for the next child waits on memory meanwhile
                 ready = prefetch_next(tree, s, children, order, i + 1, ahead, cache_keys)
@@ -561,9 +597,13 @@ def score_children(
             if ctx[11][ABORTED]:
                 return -1
             if solver and searched_mate(child, to_move, low, high, tree):
-                best = max(best, min(1.0, max(-1.0, value[child])))
+                top = min(1.0, max(-1.0, value[child]))
+                if top > best:
+                    best = top
+                    note_best(tree, child, BEST_MATE, ctx, record, info)
                 continue
             exact = low < to_move < high
+            how = BEST_SEARCHED if exact else BEST_BOUND
             bounded[order[i]] = not searched
             to_move = min(1.0, max(-1.0, to_move))
             score = -to_move
@@ -573,7 +613,9 @@ def score_children(
         tree[EVAL][child] = score
         value[child] = score
         flags[child] |= EVALUATED
-        best = max(best, score)
+        if score > best:
+            best = score
+            note_best(tree, child, how, ctx, record, info)
     whole = True
     for child in children:
         if not (flags[child] & EVALUATED):
@@ -632,6 +674,9 @@ def mcts_iteration(
     scored_unvisited = 1 if evaluate_all else 0
     flags = tree[FLAGS]
     length = begin(root, s, path, info, keys)
+    info[T_SIM_PLIES] = 0  # (a scoring of a node's children records the line deciding it)
+    info[T_SIM_BEST] = NONE
+    info[T_SIM_HOW] = BEST_EARLIER
     node = ROOT
     while length < MAX_PATH - 1:
         f = flags[node]
@@ -683,7 +728,6 @@ def mcts_iteration(
         node = child
         length = descend(tree, node, s, path, length, keys)
     info[T_PATH_LEN] = length
-    info[T_SIM_PLIES] = 0
     info[T_SIM_RANDOM] = 0
     # the depth of the leaf's search, or of its children's when it was expanded
     own = search_depth(kparams, tree[DEPTH][node], s)  # the leaf's own depth, no rescore
@@ -942,6 +986,66 @@ class MCTSWorker(Worker):
             odds=odds,
             evaluated_unvisited=bool(t.flags[node] & EVALUATED) and stats.visits == 0,
         )
+
+
+#: How the best child's score came, as the step trace words ``BEST_*``.
+BEST_HOWS = {
+    BEST_EARLIER: "earlier",
+    BEST_SEARCHED: "searched",
+    BEST_BOUND: "bound",
+    BEST_CACHED: "table",
+    BEST_TERMINAL: "game over",
+    BEST_MATE: "mate",
+}
+
+
+def best_child(tree: Any, node: int) -> int:
+    """``node``'s child whose value, negated, is ``node``'s implicit minimax value
+    (:func:`implicit_value`'s choice: the first of the highest evaluated values, a child
+    proven lost for the side choosing left out); ``NONE`` if none is evaluated."""
+    best, top = NONE, -math.inf
+    for child in tree.children(node):
+        f = int(tree.flags[child])
+        lost = f & PROVEN and int(tree.outcome[child]) < 0
+        if f & EVALUATED and not lost and float(tree.value[child]) > top:
+            best, top = child, float(tree.value[child])
+    return best
+
+
+def deciding_note(how: int, reply: str, depth: int, plies: int, short: int, visited: bool) -> str:
+    """The step view's words for the line that decided an expanded leaf's value: how its
+    best reply's score came (``BEST_*``); ``plies``: the line's length after the reply;
+    ``short``: alpha-beta plies missing from its end, where the search's table answered
+    for the position (or it repeated); ``visited``: a reply scored earlier has a subtree
+    of its own."""
+    if how == BEST_SEARCHED and not plies:  # (only a quiescence search stands pat at once)
+        return (
+            f"The best reply, {reply}, was scored exactly: the position after it is quiet, "
+            "so the evaluation scored it"
+        )
+    searched = "alpha-beta, then quiescence" if depth else "quiescence"
+    cut = (
+        f"; it stops {ply_count(short)} short of the alpha-beta horizon, where the search "
+        "stopped early (its transposition table held the position's score, or the "
+        "position repeated)"
+        if short
+        else ""
+    )
+    return {
+        BEST_SEARCHED: f"The best reply, {reply}, was scored exactly: shown with the line its "
+        f"search played out ({searched}){cut}",
+        BEST_MATE: f"The best reply, {reply}, mates: its search found the forced mate shown, "
+        f"which proves it{cut}",
+        BEST_BOUND: f"The best reply, {reply}, refutes the move into the leaf: its search only "
+        "bounded its score (alpha-beta's cut), so it has no exact line",
+        BEST_CACHED: f"The best reply, {reply}, had its score in the table of leaf evaluations "
+        "(a transposition), so it has no line",
+        BEST_TERMINAL: f"The best reply, {reply}, ends the game: its result is its score, with "
+        "no line",
+        BEST_EARLIER: f"The best reply, {reply}, was scored before this step ("
+        + ("its value backed up from its own subtree" if visited else "at an earlier scoring")
+        + "), so this step has no line for it",
+    }[how]
 
 
 def ordinal(n: int) -> str:
@@ -1352,13 +1456,17 @@ class MCTS(Algorithm):
     @classmethod
     def simulation_trace(cls, view: Any) -> dict[str, Any] | None:
         """The quiescence line from the leaf (captures, promotions, evasions, early
-        checks) and its score, or the table's cached score, and the reward."""
+        checks) and its score, or the table's cached score, and the reward. A leaf whose
+        children were scored instead (``expand=evaluate``, ``rescore``, a resumed scoring)
+        has the line that decided its new value: its best reply and that reply's search
+        line (:meth:`deciding_line`)."""
         worker, tree = view.worker, view.tree
         plies = int(worker.info[T_SIM_PLIES])
         moves = [move_to_uci(int(m)) for m in worker.record[:plies]]
         path_moves = [move_to_uci(int(tree.move[n])) for n in view.path[1:]]
         san = view.sans.line(path_moves + moves)[len(path_moves) :]
         cached = view.status == SIM_CACHED
+        expanded = view.status in (SIM_EXPANDED, SIM_RESCORED)
         leaf = view.params["leaf"]
         depth = int(worker.info[T_SIM_DEPTH])
         random = int(worker.info[T_SIM_RANDOM])
@@ -1427,7 +1535,7 @@ class MCTS(Algorithm):
                 why += " — the tree is full (node budget), so it is searched deeper"
             prefix = f"visit {before + 1} of a leaf not yet expanded, its {scoring} scoring"
             note = f"{prefix}{why}: {note}"
-        return {
+        trace = {
             "kind": "quiescence" if leaf == "quiescence" else "evaluation",
             "leaf": view.name(view.leaf),
             "moves": moves,
@@ -1437,9 +1545,64 @@ class MCTS(Algorithm):
             "cached": cached,
             "depth": depth,
             "random_plies": random,
-            "expanded": view.status in (SIM_EXPANDED, SIM_RESCORED),
+            "expanded": expanded,
             "rescored": view.status == SIM_RESCORED,
             "note": note,
+        }
+        if expanded:
+            trace.update(cls.deciding_line(view, depth))
+            line_note = trace.pop("line_note")
+            trace["note"] = f"{note}. {line_note}" if line_note else note
+        return trace
+
+    @classmethod
+    def deciding_line(cls, view: Any, depth: int) -> dict[str, Any]:
+        """The line that decided the new value of a leaf whose children were just scored:
+        its best child for the side to move there (the one whose value, negated, is the
+        leaf's; the kernel noted it as the scoring went, :func:`note_best`), that child's
+        move followed by the line its search left (``depth`` plies of alpha-beta, checks
+        extended with ``prune``, then quiescence: ``searched_plies`` says where the one
+        ends), the child's score and how it came. A child whose score came from the
+        table, a finished game or a scoring before this step has its move alone."""
+        from engine.search.trace import searched_plies
+
+        worker, tree, leaf = view.worker, view.tree, view.leaf
+        child = int(worker.info[T_SIM_BEST])
+        how = int(worker.info[T_SIM_HOW])
+        moves = [move_to_uci(int(m)) for m in worker.record[: int(worker.info[T_SIM_PLIES])]]
+        if child == NONE:  # none scored now beat the best scored before
+            child, how = best_child(tree, leaf), BEST_EARLIER
+            moves = [move_to_uci(int(tree.move[child]))] if child != NONE else []
+        if child == NONE:
+            return {
+                "best": None,
+                "best_how": None,
+                "searched_plies": 0,
+                "line_score": None,
+                "line_note": "",
+            }
+        board = view.leaf_board()
+        san = list(view.sans.line(moves, board))
+        moves = moves[: len(san)]
+        name = view.name(child)
+        extends = bool(view.params["prune"]) and int(worker.root[GAME]) == CHESS
+        searched = searched_plies(board, moves[:1], moves[1:], depth, extends)
+        short = 0  # the alpha-beta plies a table's answer left out of the line
+        if how in (BEST_SEARCHED, BEST_MATE) and searched == len(moves) - 1 < depth:
+            for uci in moves:
+                board.push_uci(uci)
+            short = 0 if board.is_game_over() else depth - searched
+        reply = name["san"] or name["move"]
+        return {
+            "best": name,
+            "best_how": BEST_HOWS[how],
+            "moves": moves,
+            "san": san,
+            "searched_plies": searched,
+            "line_score": min(1.0, max(-1.0, float(tree.value[child]))),
+            "line_note": deciding_note(
+                how, reply, depth, len(moves) - 1, short, bool(tree.visits[child])
+            ),
         }
 
     @classmethod

@@ -4,6 +4,7 @@ root-parallel threads, every technique switchable, the final choice."""
 
 from __future__ import annotations
 
+import chess
 import numpy as np
 import pytest
 
@@ -30,6 +31,8 @@ PINNED_QUEEN = "2kr3r/ppp2ppp/2n5/1B1q4/8/2N5/PPP2PPP/R2QR1K1 w - - 0 1"
 LAST_KNIGHT = "8/8/8/3n4/8/4N3/8/N7 w - - 0 1"
 KNIGHT_MATE_IN_TWO = "n7/8/8/3N4/8/8/8/7N w - - 0 1"
 SCHOLARS_DEFENCE = ("e2e4", "a7a6", "f1c4", "g8f6", "d1h5")  # Stockfish: ...Nxh5, −6.5
+# Nxd5 takes the queen and exd5 takes the knight back: an exchange on d5.
+QUEEN_FOR_KNIGHT = "r1b1kbnr/pppp1ppp/2n1p3/3q4/8/2N2N2/PPPP1PPP/R1BQKB1R w KQkq - 0 1"
 
 BUDGET = 3000
 
@@ -232,6 +235,46 @@ def test_proven_flags_match_the_reported_proof() -> None:
             assert -1.0 <= stats.value <= 1.0
 
 
+def leaf_board(controller: SearchController, leaf: int) -> chess.Board:
+    """The position at tree node ``leaf``, replayed from the root with python-chess."""
+    tree = controller.workers[0].tree
+    moves = []
+    while leaf != ROOT:
+        moves.append(move_to_uci(int(tree.move[leaf])))
+        leaf = int(tree.parent[leaf])
+    board = controller.board.copy()
+    for uci in reversed(moves):
+        board.push_uci(uci)
+    return board
+
+
+def assert_deciding_line(controller: SearchController, sim: dict) -> None:
+    """An expanded leaf's trace shows the line that decided its new value: it starts with
+    the leaf's child whose value is the leaf's minimax value negated (the best reply for
+    the side to move there), then that child's search line, legal from the leaf."""
+    tree = controller.workers[0].tree
+    leaf = sim["leaf"]["node"]
+    assert sim["moves"] and len(sim["san"]) == len(sim["moves"])
+    children = {move_to_uci(int(tree.move[k])): k for k in tree.children(leaf)}
+    best = children[sim["moves"][0]]
+    assert sim["best"]["node"] == best and sim["best"]["san"] == sim["san"][0]
+    assert float(tree.value[best]) == pytest.approx(-float(tree.value[leaf]))
+    assert sim["line_score"] == pytest.approx(-sim["score"])
+    evaluated = [
+        float(tree.value[k])
+        for k in children.values()
+        if tree.flags[k] & EVALUATED and not (tree.flags[k] & PROVEN and tree.outcome[k] < 0)
+    ]
+    assert float(tree.value[best]) == max(evaluated)
+    board = leaf_board(controller, leaf)
+    for uci, san in zip(sim["moves"], sim["san"], strict=True):
+        move = chess.Move.from_uci(uci)
+        assert move in board.legal_moves
+        assert board.san(move) == san
+        board.push(move)
+    assert 0 <= sim["searched_plies"] <= len(sim["moves"]) - 1
+
+
 @pytest.mark.parametrize(
     "params", [{}, {"expand": "lazy", "alpha": 0.3}], ids=["chess-defaults", "lazy"]
 )
@@ -240,6 +283,7 @@ def test_the_step_trace_recomputes_the_kernels_own_choice_and_shows_the_quiescen
 ) -> None:
     controller = SearchController("chess", HANGING_QUEEN, algorithm="mcts", params=params, seed=1)
     kinds = set()
+    lines = []  # (an expanded leaf's) the line that decided its value
     for _ in range(40):
         step = controller.step()
         assert step.iterations == 1
@@ -255,15 +299,49 @@ def test_the_step_trace_recomputes_the_kernels_own_choice_and_shows_the_quiescen
         if sim["kind"] == "quiescence" and not sim["cached"]:
             assert len(sim["san"]) == len(sim["moves"])
             assert sim["reward"] == pytest.approx(0.5 * (1 + sim["score"]))
+        if sim.get("expanded"):
+            assert_deciding_line(controller, sim)
+            lines.append(sim)
         rows = step.backpropagation
         assert [r["node"] for r in rows][-1] == ROOT
         for row in rows:
             assert row["visits_after"] == row["visits_before"] + 1
             assert "minimax_after" in row and "proof" in row
     assert "quiescence" in kinds
+    if params.get("expand") != "lazy":  # (chess's default: every leaf's children scored)
+        assert lines and any(len(sim["san"]) > 1 for sim in lines)
+        assert any(sim["best_how"] == "searched" for sim in lines)
+        # The root's expansion: the capture of the queen decided its value.
+        assert lines[0]["leaf"]["node"] == ROOT and lines[0]["san"][0] == "Bxg5"
     # The capture of the queen shows its line: Bxg5 scored a queen up.
     info = controller.info()
     assert info.bestmove == "c1g5"
+
+
+@pytest.mark.parametrize(
+    ("params", "searched"), [({}, 2), ({"root_depth": 0}, 0)], ids=["chess-defaults", "quiescence"]
+)
+def test_an_expansion_step_shows_the_exchange_that_decided_the_leaf(
+    params: dict, searched: int
+) -> None:
+    # The root's children are scored when it is expanded (its second step): Nxd5 is
+    # the best of them, and its line goes on with the recapture exd5 — by the 2-ply
+    # alpha-beta search near the root by default, by the quiescence search alone with
+    # root_depth = 0 (the recapture is then in the line's quiescence part).
+    controller = SearchController(
+        "chess", QUEEN_FOR_KNIGHT, algorithm="mcts", params=params, seed=1
+    )
+    controller.step()  # the root's own leaf search
+    sim = controller.step().simulation
+    assert sim["expanded"] and sim["leaf"]["node"] == ROOT
+    assert_deciding_line(controller, sim)
+    assert sim["best_how"] == "searched" and sim["depth"] == searched
+    assert sim["san"][:2] == ["Nxd5", "exd5"]
+    assert "The best reply, Nxd5, was scored exactly" in sim["note"]
+    if searched:
+        assert sim["searched_plies"] >= 1  # exd5: the alpha-beta part
+    else:
+        assert sim["searched_plies"] == 0  # exd5: the quiescence part
 
 
 def test_a_proven_child_reads_as_its_result_in_the_table_and_the_tree_view() -> None:
