@@ -318,6 +318,30 @@ def simulation_kinds() -> list[Any]:
     ]
 
 
+def assert_deciding_line(page: Any, sim: dict, text: str) -> None:
+    """An expanded leaf's panel shows the line that decided its new value: its best reply
+    (the child whose score, negated, is the leaf's) in bold, then that reply's search line
+    with its quiescence plies set apart, and the reply's score beside the minimax one."""
+    best = sim["best"]
+    assert best and sim["san"] and sim["san"][0] == best["san"]
+    assert sim["line_score"] == pytest.approx(-sim["score"], abs=2e-4)
+    assert f"{signed(sim['line_score'])} for" in text and "best reply's score" in text
+    shown = phase(page, "simulation").locator(".deciding-line")
+    assert shown.locator("strong.reply").inner_text().endswith(best["san"])
+    moves = [w for w in shown.inner_text().split() if not re.fullmatch(r"\d+(\.|…)|…", w)]
+    assert moves == sim["san"][:40]
+    quiet = sim["san"][1 + sim["searched_plies"] :]
+    if quiet:  # the quiescence plies set apart, and counted in the key
+        assert shown.locator(".qs").inner_text().split()[-1] == quiet[-1]
+        key = phase(page, "simulation").locator(".line-key").inner_text()
+        assert f"{len(quiet)} pl" in key and "of quiescence search" in key
+    else:
+        assert shown.locator(".qs").count() == 0
+    if sim["best_how"] in ("table", "game over", "earlier", "bound"):
+        assert len(sim["san"]) == 1 or sim["best_how"] == "bound"
+        assert "no line" in text or "no exact line" in text
+
+
 @pytest.mark.parametrize(("fen", "params", "wanted", "says"), simulation_kinds())
 def test_step_mode_shows_each_kind_of_mcts_simulation(
     server: str,
@@ -337,6 +361,7 @@ def test_step_mode_shows_each_kind_of_mcts_simulation(
     assert f"{fixed(sim['reward'])} for" in text  # the reward, for the side that moved in
     if sim.get("rescored"):  # nothing new: the node's own children scored again
         assert not step["expansion"]["nodes"] and "minimax score" in text
+        assert_deciding_line(page, sim, text)
     elif sim.get("expanded"):
         total = len(step["expansion"]["nodes"])
         cut = re.search(r"\((\d+) of (\d+): alpha-beta's cut\)", text)
@@ -346,7 +371,8 @@ def test_step_mode_shows_each_kind_of_mcts_simulation(
             assert not cut and total > 1
         lede = phase(page, "expansion").locator(".lede").inner_text()
         assert f"All {total} moves" in lede and "scored by quiescence searches" in lede
-        assert "minimax score" in text and "already quiet" not in text  # no line of its own
+        assert "minimax score" in text and "already quiet" not in text
+        assert_deciding_line(page, sim, text)
     elif params.get("expand") == "lazy" and step["expansion"]["nodes"]:
         lede = phase(page, "expansion").locator(".lede").inner_text()
         assert "none scored yet" in lede and "static evaluation" not in lede

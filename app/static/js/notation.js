@@ -4,19 +4,23 @@
 /** "12. e4 e5 13. Nf3" (or "12… e5 13. Nf3" when Black moves first) from a FEN and SAN list. */
 export function formatLine(sans, fen, { max = 40 } = {}) {
   if (!sans || !sans.length) return "";
+  const out = lineWords(sans.slice(0, max), fen);
+  if (sans.length > max) out.push("…");
+  return out.join(" ");
+}
+
+/** Each ply of a line from `fen` as `formatLine` writes it ("8. Bxg5", "Qxg5", or "8… Qxg5"
+ *  first with Black to move), so a caller can set parts of the line apart. */
+export function lineWords(sans, fen) {
   const parts = fen ? fen.split(" ") : [];
   let black = parts[1] === "b";
   let number = Number(parts[5]) || 1;
-  const out = [];
-  sans.slice(0, max).forEach((san, i) => {
-    if (!black) out.push(`${number}.`);
-    else if (i === 0) out.push(`${number}…`);
-    out.push(san);
+  return (sans || []).map((san, i) => {
+    const word = !black ? `${number}. ${san}` : i === 0 ? `${number}… ${san}` : san;
     if (black) number += 1;
     black = !black;
+    return word;
   });
-  if (sans.length > max) out.push("…");
-  return out.join(" ");
 }
 
 /** One move with its number, e.g. "3. Nf3" or "3… Nf6": the move at ply `index` after `fen`. */

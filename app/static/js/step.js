@@ -8,7 +8,7 @@
 
 import { arrowShapes } from "./arrows.js";
 import { h } from "./dom.js";
-import { count, fixed, formatLine, plies, plyLabel, signed } from "./notation.js";
+import { count, fixed, formatLine, lineWords, plies, plyLabel, signed } from "./notation.js";
 import { opposite, proofText, sideName, turnOf } from "./state.js";
 
 const PHASES = ["selection", "expansion", "simulation", "backpropagation"];
@@ -454,14 +454,20 @@ function simulationPanel(step, ctx) {
     case "quiescence": {
       if (sim.expanded) {
         // expand=evaluate: the leaf's children were scored as it was expanded (rescore: a
-        // node the search keeps returning to had its untried moves scored deeper); no line.
+        // node the search keeps returning to had its untried moves scored deeper). The line
+        // shown is the one that decided its new value: its best reply and that reply's search.
         const lede = sim.rescored
           ? `${capitalised(leafLine)} is not a new leaf: the search keeps coming back to it, so the moves not tried there yet are scored again by deeper searches. Its score is their minimax value with the moves already tried: the best reply's score, negated.`
           : `Instead of a random playout, ${leafLine} is expanded and its children are scored by leaf searches; its score is their minimax value: the best reply's score, negated.`;
+        const chooser = sideName(ctx.game, leafSans.length % 2 === 1 ? opposite(rootTurn) : rootTurn);
+        const lineScore = sim.best
+          ? [h("dt", {}, "best reply's score"), h("dd", {}, `${signed(sim.line_score, 3)} for ${chooser}, to move at the leaf`)]
+          : [];
         return [
           h("p", { class: "lede" }, lede),
           h("p", {}, capitalised(sim.note || "")),
-          scoreFacts("minimax score", sim, leafMover),
+          ...decidingLine(sim, step),
+          scoreFacts("minimax score", sim, leafMover, lineScore),
         ];
       }
       const line = formatLine(sim.san || [], step.leaf_fen, { max: 40 });
@@ -512,11 +518,52 @@ function simulationPanel(step, ctx) {
   }
 }
 
-/** A leaf's score in [−1, 1] and the reward made of it, both for `leafMover`. */
-function scoreFacts(label, sim, leafMover) {
+/** The line that decided an expanded leaf's new value: its best reply's move (bold), then
+ *  the line that reply's search left — its alpha-beta plies, then its quiescence plies set
+ *  apart — with a key; or, when the reply's score has no line of this step, why. */
+function decidingLine(sim, step) {
+  const sans = sim.san || [];
+  if (!sim.best || !sans.length) return [];
+  const max = 40;
+  const words = lineWords(sans.slice(0, max), step.leaf_fen);
+  const ab = 1 + (sim.searched_plies || 0); // the reply's move, then the alpha-beta plies
+  const parts = [
+    h("strong", { class: "reply", title: "the best reply" }, words[0]),
+    words.length > 1 && ab > 1 ? h("span", { class: "ab", title: "alpha-beta search" }, words.slice(1, ab).join(" ")) : null,
+    words.length > ab ? h("span", { class: "qs", title: "quiescence search" }, words.slice(ab).join(" ")) : null,
+    sans.length > max ? "…" : null,
+  ].filter(Boolean);
+  const spaced = parts.flatMap((part, i) => (i ? [" ", part] : [part]));
+  const why =
+    sans.length === 1 && sim.best_how === "searched"
+      ? "(quiet after it: the evaluation scores it)"
+      : {
+          table: "(from the table: no line)",
+          "game over": "(a finished game: no line)",
+          earlier: "(scored before this step: no line)",
+          bound: "(a refutation's bound: no exact line)",
+        }[sim.best_how];
+  const searched = sim.searched_plies || 0;
+  const quiet = sans.length - 1 - searched;
+  const key = [];
+  if (searched) key.push(h("span", { class: "ab" }, `${plies(searched)} of alpha-beta search`));
+  if (quiet > 0) key.push(h("span", { class: "qs" }, `${plies(quiet)} of quiescence search`));
+  const keyLine = key.length
+    ? h("p", { class: "hint line-key" }, "The best reply, then ", ...key.flatMap((k, i) => (i ? [", then ", k] : [k])), ".")
+    : null;
+  return [
+    h("p", { class: "playout deciding-line" }, ...spaced),
+    why ? h("p", { class: "hint" }, why) : keyLine,
+  ];
+}
+
+/** A leaf's score in [−1, 1] and the reward made of it, both for `leafMover` (after any
+ *  `before` rows). */
+function scoreFacts(label, sim, leafMover, before = []) {
   return h(
     "dl",
     { class: "facts" },
+    ...before,
     h("dt", {}, label),
     h("dd", {}, `${signed(sim.score, 3)} for ${leafMover} (in [−1, 1])`),
     h("dt", {}, "reward"),
