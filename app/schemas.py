@@ -439,6 +439,29 @@ class NodeChild(BaseModel):
     score: float | None
 
 
+class NodeScoring(BaseModel):
+    """How a node and its children were scored (``mcts``; null for the others). Scores
+    are for the side that moved into the node, as ``eval`` (the root: the side not to
+    move); depths are plies of alpha-beta before the quiescence search."""
+
+    score: float | None  # the node's own leaf score; null: not scored yet
+    scored_by: Literal["quiescence", "static", "game over"] | None
+    depth: int | None  # the least its search can have had (null: not searched)
+    depth_max: int | None  # the most (rescore plies its parent earned since)
+    random_plies: int  # capture_plies played at random before it (a sample)
+    expand: Literal["lazy", "evaluate"]
+    children: int
+    children_scored: int
+    partial: bool  # PARTIAL: the scoring of its children stopped at a refutation
+    children_depth: int | None  # what its untried children were scored at (evaluate)
+    rescore_plies: int | None  # of which rescore plies
+    key: str  # the position's Zobrist key, 16 hex digits
+    tt: bool  # the leaf table is on
+    table_depth: int  # the depth of the scores the table keeps (leaf_depth)
+    in_table: bool
+    table_score: float | None  # the table's score of the position, as ``score``
+
+
 class NodeInfoFrame(BaseModel):
     """Answer to ``node``: one tree node in full (thread 0's tree, as drawn)."""
 
@@ -467,6 +490,7 @@ class NodeInfoFrame(BaseModel):
     children: list[NodeChild]
     children_total: int
     legal_moves: int | None
+    scoring: NodeScoring | None = None  # the algorithm's account of its scoring (mcts)
 
 
 class RaceRow(BaseModel):

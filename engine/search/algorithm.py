@@ -124,7 +124,8 @@ class Algorithm:
     Methods: :meth:`q` / :meth:`q_array` (a value read as an expected score),
     :meth:`display_eval`, :meth:`selection_terms` (backed by the numba selection
     function itself) and :meth:`selection_score`, :meth:`child_proof`,
-    :meth:`final_key` / :meth:`final_rank`, :meth:`pv_key`, :meth:`expansion_note`,
+    :meth:`final_key` / :meth:`final_rank`, :meth:`pv_key`, :meth:`node_scoring` (the
+    node card's account of how a node was scored), :meth:`expansion_note`,
     :meth:`selection_row`, :meth:`simulation_trace`, :meth:`backup_trace`, and for UCI
     :meth:`decides_by_visits`, :meth:`uci_depth` and :meth:`uci_nodes`.
     """
@@ -223,6 +224,14 @@ class Algorithm:
     def root_prior(child: ChildStats) -> float | None:
         """The prior a root move's selection multiplies its exploration by, for the root
         table (None: the algorithm has no priors, and the table shows no such column)."""
+        return None
+
+    @classmethod
+    def node_scoring(cls, worker: Worker, node: int) -> dict[str, Any] | None:
+        """How ``node`` of ``worker``'s tree and its children were scored, for the node
+        card (JSON-ready): the node's own leaf score, the depths of the searches, whether
+        the leaf table holds it. None: the algorithm has nothing to add to the card's
+        N, Q and eval (a playout's reward is not a score the node keeps)."""
         return None
 
     @classmethod

@@ -3,7 +3,7 @@ export, the selection terms of a node's children.
 
 Everything is read through the algorithm's hooks (``Algorithm.q``,
 ``selection_terms``, ``display_eval``, ``child_proof`` via ``Worker.child_stats``,
-``pv_key``, ``Worker.principal_variation``), so no caller needs to know which
+``pv_key``, ``node_scoring``, ``Worker.principal_variation``), so no caller needs to know which
 algorithm runs, and none reaches into ``controller.workers`` or a worker's tree:
 ``app/`` and ``engine/uci/`` come here.
 
@@ -195,6 +195,9 @@ def node_details(controller: SearchController, node: int) -> dict[str, Any]:
             }
         )
     terminal = bool(stats.terminal) if node != 0 else False
+    scoring = algorithm.node_scoring(worker, node)
+    if scoring is not None:
+        scoring = {k: finite(v) if isinstance(v, float) else v for k, v in scoring.items()}
     return {
         "type": "node",
         "id": node,
@@ -220,6 +223,7 @@ def node_details(controller: SearchController, node: int) -> dict[str, Any]:
         "children": children,
         "children_total": len(kids),
         "legal_moves": int(tree.num_legal[node]) if int(tree.num_legal[node]) >= 0 else None,
+        "scoring": scoring,
     }
 
 

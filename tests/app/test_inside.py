@@ -123,6 +123,7 @@ def test_node_details_match_the_tree_and_recompute_ucb1(client, connect) -> None
     assert sum(c["visits"] for c in node["children"]) <= node["visits"]
     if node["pv"]:  # the PV starts with the most visited child
         assert node["pv"][0] == node["children"][0]["move"]
+    assert node["scoring"] is None  # uct keeps no leaf scores: the card adds nothing
 
 
 def test_an_mcts_node_card_carries_its_prior_and_puct_terms(client, connect) -> None:
@@ -141,6 +142,27 @@ def test_an_mcts_node_card_carries_its_prior_and_puct_terms(client, connect) -> 
     root = ws.until(lambda f: f["type"] == "node")
     siblings = [c["prior"] for c in root["children"]]
     assert all(p is not None and p > 0 for p in siblings) and sum(siblings) <= 1.0 + 1e-4
+
+
+def test_an_mcts_node_frame_says_how_the_node_and_its_children_were_scored(client, connect) -> None:
+    """``scoring`` (the schema checks every field): a visited child of the root has its
+    own quiescence score, the depth of its search and of its children's, all of whom
+    chess's defaults score when it is expanded, and a 16-digit key for the leaf table."""
+    game = new_game(client, human="both", algorithm="mcts")
+    ws = connect(game)
+    ws.recv()
+    nodes = _decode(_search(ws, 300))
+    target = next(n for n in nodes if n["depth"] == 1 and n["visits"] >= 3)
+    ws.send({"type": "node", "id": target["id"]})
+    node = ws.until(lambda f: f["type"] == "node")
+    sc = node["scoring"]
+    assert sc["scored_by"] == "quiescence" and -1.0 <= sc["score"] <= 1.0
+    assert 0 <= sc["depth"] <= sc["depth_max"] and sc["expand"] == "evaluate"
+    assert sc["children"] == node["children_total"] > 0
+    assert sc["children_scored"] == sc["children"] and not sc["partial"]
+    assert sc["children_depth"] >= sc["rescore_plies"] >= 0
+    assert len(sc["key"]) == 16 and sc["tt"]
+    assert (sc["table_score"] is None) != sc["in_table"]
 
 
 def test_spectators_may_inspect_nodes_and_bad_ids_are_refused(client, connect) -> None:

@@ -386,6 +386,60 @@ def test_step_mode_shows_each_kind_of_mcts_simulation(
     screenshot(phase(page, "expansion"), f"mcts-expansion-{kind}.png")
 
 
+def card_facts(card: Any) -> dict[str, str]:
+    """The node card's rows, term → text."""
+    return dict(
+        zip(
+            card.locator(".node-facts dt").all_text_contents(),
+            card.locator(".node-facts dd").all_text_contents(),
+            strict=True,
+        )
+    )
+
+
+def search_text(leaf: str, low: int, high: int) -> str:
+    """How the card names a leaf search: nodecard.js's ``searchText``."""
+    last = "static evaluation" if leaf == "static" else "quiescence"
+    plies = str(low) if low == high else f"{low}–{high}"
+    return f"{plies}-ply alpha-beta + {last}" if high else last
+
+
+def assert_scoring_rows(card: Any, sc: dict, whom: str) -> None:
+    """The card's rows of ``mcts``'s ``scoring`` (the node frame's), for the mover ``whom``:
+    the node's own score and its search, its children's scoring, the leaf table."""
+    facts = card_facts(card)
+    if sc["score"] is None:
+        assert facts["own score"] == "not scored yet"
+    elif sc["scored_by"] == "game over":
+        assert facts["own score"] == f"{signed(sc['score'])} for {whom} (the game is over here)"
+    else:
+        search = search_text(sc["scored_by"], sc["depth"], sc["depth_max"])
+        assert facts["own score"] == f"{signed(sc['score'])} for {whom} ({search})"
+    if sc["children"]:
+        done = f"{sc['children_scored']} of {sc['children']}, "
+        if sc["children_depth"] is None:
+            assert facts["children scored"] == done + "each when first visited"
+        else:
+            how = search_text("quiescence", sc["children_depth"], sc["children_depth"])
+            assert facts["children scored"].startswith(f"{done}by {how}")
+            plies = sc["rescore_plies"]
+            assert (f"({plies} rescore pl" in facts["children scored"]) == bool(plies)
+        assert ("partial: scoring stopped at a refutation" in facts["children scored"]) == sc[
+            "partial"
+        ]
+    else:
+        assert "children scored" not in facts
+    table = facts["in leaf table"]
+    if sc["in_table"]:
+        assert table == f"yes: {signed(sc['table_score'])} for {whom}"
+    else:
+        assert table.startswith("no")
+    tip = card.locator(".node-facts dt", has_text="in leaf table").locator(
+        "xpath=following-sibling::dd[1]"
+    )
+    assert tip.get_attribute("title") == f"Zobrist key {sc['key']}"
+
+
 def test_the_tree_view_opens_an_mcts_node_card_with_its_minimax_value(server, page) -> None:
     game = api_create(server, human="both", fen=MIDDLEGAME, algorithm="mcts")
     open_game(page, server, game)
@@ -424,8 +478,52 @@ def test_the_tree_view_opens_an_mcts_node_card_with_its_minimax_value(server, pa
     assert f"prior P = {fixed(sel['prior'])}" in formula
     shown = re.search(r"= (\d\.\d{3})$", formula.strip())
     assert shown and float(shown.group(1)) == pytest.approx(sel["score"], abs=6e-4)
+    # How it was scored: its own quiescence score (chess: by its parent's expansion), the
+    # depth of that search and of its children's, and whether the leaf table holds it.
+    sc = info["scoring"]
+    assert sc["score"] is not None and sc["children"] == sc["children_scored"] > 0
+    assert_scoring_rows(card, sc, "White")
     page.mouse.move(5, 5)
     screenshot(page, "mcts-tree-view.png")
+    screenshot(card, "mcts-node-card.png")
+
+
+def test_an_unvisited_lazy_child_s_card_says_it_is_not_scored_yet(server, page) -> None:
+    """``expand=lazy``: a node's children are created unscored and each is scored at its
+    first visit, so the card of one never visited says so (and no depth), and its parent's
+    card gives no common depth for its children."""
+    params = {"expand": "lazy", "root_depth": 0}
+    game = api_create(server, human="both", fen=MIDDLEGAME, algorithm="mcts", params=params)
+    open_game(page, server, game)
+    tab(page, "tree")
+    page.select_option("#tree-size", "500")  # deep enough to hold nodes of a few visits
+    analyse(page, at_least=300)
+    page.wait_for_function("() => window.canopy.state.inside.tree.length > 100")
+    # An expanded node of at most 12 visits: at most 11 of its children visited, so the
+    # card's first 12 chips (most visited first) include one never visited.
+    node = page.evaluate(
+        "window.canopy.state.inside.tree.find((n) => n.depth > 0 && n.visits >= 2"
+        " && n.visits <= 12 && n.children > 0 && !n.terminal) || null"
+    )
+    assert node is not None
+    page.locator(f"#tree-area g.tnode[data-id='{node['id']}']").dispatch_event("click")
+    page.wait_for_function(selected_info(node["id"]))
+    info = page.evaluate("window.canopy.state.inside.nodeInfo")
+    card = page.locator("#node-card")
+    assert info["scoring"]["children_depth"] is None
+    # White is to move at the root: White moved into the nodes at odd depths
+    mover, kid_mover = ("White", "Black") if node["depth"] % 2 else ("Black", "White")
+    assert_scoring_rows(card, info["scoring"], mover)
+    kid = next(k for k in info["children"][:12] if k["visits"] == 0)
+    card.locator(f".child-chips button[data-id='{kid['id']}']").click()
+    page.wait_for_function(selected_info(kid["id"]))
+    info = page.evaluate("window.canopy.state.inside.nodeInfo")
+    sc = info["scoring"]
+    assert sc["score"] is None and sc["depth"] is None and not sc["children"]
+    assert card_facts(card)["own score"] == "not scored yet"
+    assert_scoring_rows(card, sc, kid_mover)
+    page.mouse.move(5, 5)
+    screenshot(card, "mcts-node-card-unscored.png")
 
 
 def test_the_node_card_of_an_mcts_node_shows_its_proof(server, page) -> None:

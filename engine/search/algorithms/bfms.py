@@ -3,8 +3,9 @@
 One iteration: from the root, descend to the child maximising
 ``eval + C·sqrt(ln N / n)`` (an unvisited child scores ``eval + FPU``), where
 ``eval`` is the child's current value for the side to move at the parent; at
-a leaf, create every child and evaluate each statically (terminal children
-get their game-theoretic value, a win at depth d being ``10000 − 10·d``);
+a leaf, create every child and score each as ``leaf`` says (statically or by a
+quiescence search; terminal children get their game-theoretic value, a win at
+depth d being ``10000 − 10·d``);
 then back up: every node on the path gets a visit and its value is
 *overwritten* by ``−max(children's values)`` (negamax), leaf to root.
 Final move: the root child maximising ``eval + ln(visits)``.
@@ -15,8 +16,11 @@ static evaluation — Eta's design, Best-First Minimax with UCT selection and
 quiescence at the leaves. ``solver=true`` marks proven nodes with MCTS-Solver's
 rules (a terminal child; a child proven won for its mover; every child proven): a
 proven node is neither expanded nor re-scored, and the search stops once the root is
-proven. The defaults (``leaf=static, solver=false``) are the classic algorithm,
-unchanged; docs/algorithms.md gives the measured effect of each.
+proven. The defaults are ``leaf=quiescence`` in chess (a static leaf calls a queen lost
+to a recapture a pawn won), ``leaf=static`` in knight chess, and ``solver=false`` in both:
+with proofs on, a 10,000-point win found first takes every visit and the search stops
+before a shorter mate. ``leaf=static, solver=false`` is the classic algorithm, unchanged;
+docs/algorithms.md gives the measured effect of each.
 """
 
 from __future__ import annotations

@@ -1068,6 +1068,138 @@ def proof_rank(child: ChildStats) -> int:
     return 1
 
 
+# ---------------------------------------------------------------- the node card
+
+
+def node_positions(worker: Worker, node: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """``node``'s position and its parent's (None at the root), replayed from the
+    worker's root by the engine's own move function: the tree keeps no position and no
+    Zobrist key per node, and one node's path is a few moves (the card asks for one)."""
+    tree = worker.tree
+    moves = []
+    n = node
+    while n > ROOT:
+        moves.append(int(tree.move[n]))
+        n = int(tree.parent[n])
+    s = worker.root.copy()
+    parent: np.ndarray | None = None
+    for m in reversed(moves):
+        parent = s.copy()
+        make_move(s, m)
+    return s, parent
+
+
+def rescored_leaf(own: int, extra: int, scorings: int, deepen: int, full: bool) -> int:
+    """The depth of a childless leaf's re-search on a visit (:func:`mcts_iteration`:
+    ``deepen``, or a full tree), ``extra`` plies beyond ``own`` before the cap, the leaf
+    having had ``scorings`` scorings before it (what the kernel compares with ``deepen``):
+    past ``deepen``'s share only a full tree re-searches a leaf, and it caps the plies at
+    :data:`FULL_TREE_PLIES` (or ``deepen``); within it, ``full`` (the tree now) decides."""
+    if scorings > deepen or full:
+        return own + min(extra, max(FULL_TREE_PLIES, deepen))
+    return own + extra
+
+
+def own_depths(
+    worker: Worker, node: int, s: np.ndarray, parent_s: np.ndarray | None
+) -> tuple[int, int]:
+    """The lowest and the highest number of alpha-beta plies (before the quiescence
+    search or the evaluation) the search that gave ``node`` its present score can have
+    had, by the rules :func:`mcts_iteration` and :func:`score_children` follow; the tree
+    keeps no depth per score.
+
+    The two differ only with ``expand=evaluate`` and ``rescore``, for a node tried since
+    its parent's scoring: the rescore plies its parent has earned by now
+    (:func:`visit_plies` of its visits at its latest walk, one fewer than now — the
+    visits its step counted) may have come after the node's score. A child not tried yet
+    was scored again at each of them (:func:`rescore_children`), so its depth is known,
+    and it is the one the step view reported (``T_SIM_DEPTH``). In a tree kept from the
+    previous move, a score that ``refresh`` did not renew was searched before the move,
+    two plies further from that root."""
+    tree, kp, params = worker.tree, worker.kparams, worker.params
+    visits = int(tree.visits[node])
+    has_kids = int(tree.first_child[node]) != NONE
+    deepen = int(params["deepen"])
+    ply = int(tree.depth[node])
+    own = int(search_depth(kp, ply, s))  # a leaf scored on its own (the kernel's ``own``)
+    if parent_s is None:  # the root: a leaf at the first iteration, never re-scored
+        return own, own
+    if params["expand"] != "evaluate":  # scored at its first visit, then once per visit
+        if has_kids:  # re-scored at visits 1 … deepen, then expanded
+            return own + deepen, own + deepen
+        scorings = max(0, visits - 1)  # before its latest visit: one a visit since the first
+        depth = rescored_leaf(own, scorings, scorings, deepen, worker.full) if scorings else own
+        return depth, depth
+    parent = int(tree.parent[node])
+    earned = int(visit_plies(kp, max(0, int(tree.visits[parent]) - 1)))
+    low, high = 0, earned  # rescore plies of the parent's scoring of it
+    if untried(tree.arrays, node) and not tree.flags[parent] & PROVEN:
+        low = high  # scored again at each rescore step of its parent
+    if not visits or (has_kids and not deepen):  # its parent's scoring of it stands
+        base = int(search_depth(kp, ply, parent_s))  # (score_children: the parent's position)
+        return base + low, base + high
+    # Searched again at each visit before its expansion (deepen; a full tree: at every
+    # visit), counting on from the depth of its parent's scoring of it (the rescore plies
+    # the parent had then) plus one ply a scoring; one with children at its last
+    # visit before expansion, its ``deepen``-th. That visit came at the parent's walk
+    # ``visits + 1`` or later (expanded at its second, the parent is walked through at
+    # each of the node's visits): the parent had those rescore plies at least.
+    visits = deepen if has_kids else visits
+    low = min(high, max(low, int(visit_plies(kp, visits + 1))))
+    return (
+        rescored_leaf(own, low + visits, visits, deepen, worker.full and not has_kids),
+        rescored_leaf(own, high + visits, visits, deepen, worker.full and not has_kids),
+    )
+
+
+def node_scoring(worker: MCTSWorker, node: int) -> dict[str, Any]:
+    """The node card's account of how ``node`` and its children were scored (see
+    :meth:`MCTS.node_scoring`)."""
+    tree, kp, params = worker.tree, worker.kparams, worker.params
+    flags = int(tree.flags[node])
+    s, parent_s = node_positions(worker, node)
+    evaluate = params["expand"] == "evaluate"
+    scored = bool(flags & EVALUATED)
+    terminal = bool(flags & TERMINAL)
+    depths = own_depths(worker, node, s, parent_s) if scored and not terminal else None
+    # A leaf scored on its own at its first visit starts with capture_plies random plies
+    # (a sample); a parent's scoring of its children and every re-search have none.
+    first_alone = parent_s is None or (
+        not evaluate and int(tree.visits[node]) <= 1 and depths is not None
+    )
+    random_plies = int(params["capture_plies"]) if scored and first_alone else 0
+    kids = tree.children(node)
+    children_depth = rescore_plies = None
+    if kids and evaluate:  # what its latest walk scored untried children at
+        rescore_plies = int(visit_plies(kp, max(0, int(tree.visits[node]) - 1)))
+        children_depth = int(search_depth(kp, int(tree.depth[node]) + 1, s)) + rescore_plies
+    key = np.uint64(s[HASH])
+    cache = worker.extra.cache
+    slot = int(table_slot(cache.keys, key))
+    in_table = bool(params["tt"]) and int(cache.keys[slot]) == int(key)
+    return {
+        # for the side that moved into the node, as its minimax value (the root: the side
+        # not to move there)
+        "score": float(tree.eval[node]) if scored else None,
+        "scored_by": "game over" if terminal else params["leaf"] if scored else None,
+        "depth": depths[0] if depths else None,
+        "depth_max": depths[1] if depths else None,
+        "random_plies": random_plies,
+        "expand": params["expand"],
+        "children": len(kids),
+        "children_scored": sum(1 for k in kids if tree.flags[k] & EVALUATED),
+        "partial": bool(flags & PARTIAL),
+        "children_depth": children_depth,
+        "rescore_plies": rescore_plies,
+        "key": f"{int(key):016x}",
+        "tt": bool(params["tt"]),
+        "table_depth": int(kp[K_DEPTH]),
+        "in_table": in_table,
+        # the table keeps the score for the side to move in the position: negated here
+        "table_score": -float(cache.scores[slot]) if in_table else None,
+    }
+
+
 class MCTS(Algorithm):
     name = "mcts"
     title = "MCTS with quiescence leaves, priors, solver and implicit minimax"
@@ -1384,6 +1516,17 @@ class MCTS(Algorithm):
     def root_prior(child: ChildStats) -> float | None:
         """The PUCT prior P, so the root table shows what the visits were steered by."""
         return float(child.prior) if isinstance(child, MCTSChildStats) else None
+
+    @classmethod
+    def node_scoring(cls, worker: Worker, node: int) -> dict[str, Any] | None:
+        """The node's own leaf score (its quiescence or alpha-beta score, ``eval``), the
+        depths its search and its children's had, whether every child is scored
+        (``PARTIAL``: not while a refutation stops the scoring) and whether the leaf table
+        holds the position now: what the step view shows as it happens, kept for the card.
+        Every score is for the side that moved into the node, as its minimax value."""
+        if not isinstance(worker, MCTSWorker):
+            return None
+        return node_scoring(worker, node)
 
     @classmethod
     def final_rank(
