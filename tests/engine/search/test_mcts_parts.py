@@ -6,15 +6,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.core.convert import move_to_uci, state_from_fen
+from engine.core.convert import move_to_uci, state_from_fen, uci_to_move
+from engine.core.games import make_move
 from engine.core.state import MAX_MOVES
 from engine.search.alphabeta_core import SearchContext
 from engine.search.evaluation import WIN, evaluate
 from engine.search.parts.expand import expand_with_priors
 from engine.search.parts.implicit import implicit_value
 from engine.search.parts.leaf import LeafCache, leaf_score
+from engine.search.parts.select import select_puct
 from engine.search.parts.solver import prove
-from engine.search.tree import EVALUATED, NUM_LEGAL, PROVEN, ROOT, Tree, add_child
+from engine.search.tree import EVALUATED, NONE, NUM_LEGAL, PROVEN, ROOT, Tree, add_child
 from tests.positions import random_positions
 
 
@@ -89,6 +91,40 @@ def test_losses_everywhere_prove_nothing_while_some_moves_have_no_child_yet() ->
     for child in tree.children(ROOT):
         set_proven(tree, child, -1, 2)
     assert not prove(tree.arrays, ROOT)
+
+
+def favoured_but_proven_lost(tree: Tree) -> int:
+    """Make the root's first child the one PUCT would pick by far — the best mean reward
+    of its earlier visits and nearly all the prior — and then prove it lost for the
+    chooser, as a deeper visit can: only the solver's rule keeps selection out of it."""
+    root_kids = tree.children(ROOT)
+    favoured = root_kids[0]
+    tree.visits[ROOT] = 20
+    for child in root_kids:
+        set_evaluated(tree, child, -0.2)
+        tree.visits[child] = 5
+        tree.value_sum[child] = 2.0
+        tree.prior[child] = 0.05
+    tree.value_sum[favoured] = 4.9
+    tree.prior[favoured] = 0.9
+    set_proven(tree, favoured, -1, 4)
+    return favoured
+
+
+def test_selection_never_enters_a_child_proven_lost_for_the_chooser() -> None:
+    tree = small_tree(3)
+    favoured = favoured_but_proven_lost(tree)
+    # alpha = 0: the mean reward alone, which still remembers the good visits
+    chosen = select_puct(tree.arrays, ROOT, 1.0, 0.0, 0.0, True, 0.0)
+    assert chosen != NONE and chosen != favoured
+    assert select_puct(tree.arrays, ROOT, 1.0, 0.0, 0.0, False, 0.0) == favoured  # no solver
+
+
+def test_selection_returns_none_when_every_child_is_proven_lost() -> None:
+    tree = small_tree(2)
+    for child in tree.children(ROOT):
+        set_proven(tree, child, -1, 2)
+    assert select_puct(tree.arrays, ROOT, 1.0, 1.0, 0.0, True, 0.0) == NONE
 
 
 # ---------------------------------------------------------------- implicit minimax
@@ -176,6 +212,35 @@ def score_of(fen: str, quiesce: bool, game: str = "chess", depth: int = 0) -> fl
     again, cached = leaf_score(ctx.arrays, s, quiesce, depth, *args)
     assert cached and again == pytest.approx(score)
     return score
+
+
+def played(fen: str | None, moves: str, game: str = "chess") -> np.ndarray:
+    s = state_from_fen(fen, game)
+    for uci in moves.split():
+        make_move(s, uci_to_move(s, uci))
+    return s
+
+
+def test_two_move_orders_to_one_position_share_its_leaf_score() -> None:
+    """The transposition part of ``mcts``: the leaf table is keyed by the position's
+    Zobrist key, so a position reached by another move order is answered from it, and a
+    position only one ply away, or with castling rights lost on the way, is not."""
+    cache, ctx = LeafCache(1), SearchContext(tt_bits=8)
+    args = (cache.keys, cache.scores, True, 0)
+    first = played(None, "g1f3 g8f6 b1c3 b8c6")
+    score, cached = leaf_score(ctx.arrays, first, True, 0, *args)
+    assert not cached
+    again, cached = leaf_score(ctx.arrays, played(None, "b1c3 b8c6 g1f3 g8f6"), True, 0, *args)
+    assert cached and again == pytest.approx(score, abs=1e-6)  # the table keeps float32
+    # every knight out and back: the start position again, though never scored as such
+    assert not leaf_score(ctx.arrays, played(None, "g1f3 g8f6 f3g1"), True, 0, *args)[1]
+    leaf_score(ctx.arrays, state_from_fen(None, "chess"), True, 0, *args)
+    assert leaf_score(ctx.arrays, played(None, "g1f3 g8f6 f3g1 f6g8"), True, 0, *args)[1]
+    # the king went out and came back: the same squares without White's castling rights
+    kings = "r3k2r/pppq1ppp/2npbn2/4p3/4P3/2NPBN2/PPPQ1PPP/R3K2R w KQkq - 0 1"
+    leaf_score(ctx.arrays, played(kings, "e1d1 e8d8 d1e1 d8e8"), True, 0, *args)
+    assert not leaf_score(ctx.arrays, played(kings, ""), True, 0, *args)[1]
+    assert leaf_score(ctx.arrays, played(kings, "e1d1 e8d8 d1e1 d8e8"), True, 0, *args)[1]
 
 
 def test_a_hanging_queen_is_scored_as_lost_by_the_quiescence_leaf() -> None:
