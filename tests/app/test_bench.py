@@ -20,6 +20,7 @@ def test_the_streaming_benchmark_measures_both_runs_and_the_latencies(
 ) -> None:
     report = bench.measure(seconds=0.4, rounds=1, plies=5)
     summary = report.summary()
+    assert report.algorithm == "mcts"  # the default opponent's search is what is watched
     assert len(report.headless_nps) == len(report.streaming_nps) == report.rounds == 1
     assert summary["ratio"] == pytest.approx(
         statistics.median(report.streaming_nps) / statistics.median(report.headless_nps)
