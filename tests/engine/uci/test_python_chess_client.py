@@ -59,14 +59,29 @@ def test_analyse_reports_score_pv_depth_nodes_and_wdl(
     assert info["string"].startswith(f"{algorithm} visits:")
 
 
+@pytest.mark.parametrize(
+    ("algorithm", "limit"),
+    [("alphabeta", chess.engine.Limit(depth=3)), ("mcts", chess.engine.Limit(time=0.5))],
+)
 def test_analyse_finds_a_mate_in_one_and_reports_it_as_mate(
-    engine: chess.engine.SimpleEngine,
+    engine: chess.engine.SimpleEngine, algorithm: str, limit: chess.engine.Limit
 ) -> None:
-    engine.configure({"Algorithm": "alphabeta"})
+    """``mcts`` reports its MCTS-Solver proof as ``score mate n`` through the protocol."""
+    engine.configure({"Algorithm": algorithm})
     board = chess.Board("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")
-    info = engine.analyse(board, chess.engine.Limit(depth=3))
+    info = engine.analyse(board, limit)
     assert info["pv"][0] == chess.Move.from_uci("a1a8")
     assert info["score"].relative == chess.engine.Mate(1)
+
+
+def test_mcts_reports_a_proven_mate_in_two_as_mate_2(engine: chess.engine.SimpleEngine) -> None:
+    """A proof two moves deep (the suite's mate2-01, confirmed by Stockfish), on a fixed
+    number of iterations (``go nodes`` counts them for the tree searches), not a clock."""
+    engine.configure({"Algorithm": "mcts"})
+    board = chess.Board("r1b1r1k1/1p3pp1/p1n5/2p2P1p/P1PpB2q/NP3Rb1/1B2P3/RN1Q2K1 b - - 1 18")
+    info = engine.analyse(board, chess.engine.Limit(nodes=3000))
+    assert info["pv"][0] == chess.Move.from_uci("h4h2")
+    assert info["score"].relative == chess.engine.Mate(2)
 
 
 def test_multipv_gives_the_best_moves_in_order(engine: chess.engine.SimpleEngine) -> None:
