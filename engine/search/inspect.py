@@ -84,17 +84,6 @@ def san_line(board: chess.Board, moves: Iterable[str]) -> tuple[chess.Board, lis
     return b, out
 
 
-def _path(tree: Any, node: int) -> list[int]:
-    """Node ids from the root's first child down to ``node`` (empty for the root)."""
-    path = []
-    n = node
-    while n > 0:
-        path.append(n)
-        n = int(tree.parent[n])
-    path.reverse()
-    return path
-
-
 def _uci(tree: Any, node: int) -> str:
     return move_to_uci(int(tree.move[node]))
 
@@ -148,7 +137,7 @@ def node_details(controller: SearchController, node: int) -> dict[str, Any]:
         raise UnknownNodeError(f"node {node} is not in the search tree (it has {tree.used})")
     root_board = controller.board
     root_white = root_board.turn == chess.WHITE
-    path = _path(tree, node)
+    path = tree.path(node)
     board, path_san = san_line(root_board, [_uci(tree, n) for n in path])
     depth = int(tree.depth[node])
     stats = worker.child_stats(node)

@@ -18,7 +18,7 @@ import numpy as np
 from engine.core.convert import move_to_uci
 from engine.search.algorithm import Algorithm, ChildStats
 from engine.search.info import MoveStats, SearchInfo, ThreadStats, TreeNodeInfo
-from engine.search.tree import NONE, ROOT, TERMINAL, top_nodes
+from engine.search.tree import ROOT, TERMINAL, top_nodes
 
 PV_LIMIT = 24
 
@@ -52,12 +52,7 @@ class SanCache:
         cached = self.by_node.get(node)
         if cached is not None:
             return cached
-        path = []
-        n = node
-        while n != ROOT and n != NONE:
-            path.append(move_to_uci(int(tree.move[n])))
-            n = int(tree.parent[n])
-        path.reverse()
+        path = [move_to_uci(int(tree.move[n])) for n in tree.path(node)]
         sans = self.line(path)
         san = sans[-1] if len(sans) == len(path) else path[-1]
         self.by_node[node] = san

@@ -169,6 +169,18 @@ class Tree:
         self._columns = other._columns
         self.meta = other.meta
 
+    def path(self, node: int) -> list[int]:
+        """Node ids from the root's child down to ``node`` (empty for the root): the moves
+        that reach it are ``self.move`` of each. The tree keeps no position per node, so the
+        views that need one replay this path."""
+        out = []
+        n = node
+        while n > ROOT:
+            out.append(n)
+            n = int(self.parent[n])
+        out.reverse()
+        return out
+
     def children(self, node: int) -> list[int]:
         out = []
         child = int(self.first_child[node])

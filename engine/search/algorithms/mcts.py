@@ -1076,16 +1076,11 @@ def node_positions(worker: Worker, node: int) -> tuple[np.ndarray, np.ndarray | 
     worker's root by the engine's own move function: the tree keeps no position and no
     Zobrist key per node, and one node's path is a few moves (the card asks for one)."""
     tree = worker.tree
-    moves = []
-    n = node
-    while n > ROOT:
-        moves.append(int(tree.move[n]))
-        n = int(tree.parent[n])
     s = worker.root.copy()
     parent: np.ndarray | None = None
-    for m in reversed(moves):
+    for n in tree.path(node):
         parent = s.copy()
-        make_move(s, m)
+        make_move(s, int(tree.move[n]))
     return s, parent
 
 
