@@ -11,7 +11,7 @@ import chess
 import pytest
 
 from app.streaming import TREE_FIELDS
-from tests.app.conftest import Frame, new_game
+from tests.app.conftest import Frame, Socket, new_game
 
 
 def _steps(ws, n: int) -> list[Frame]:
@@ -126,16 +126,23 @@ def test_node_details_match_the_tree_and_recompute_ucb1(client, connect) -> None
     assert node["scoring"] is None  # uct keeps no leaf scores: the card adds nothing
 
 
-def test_an_mcts_node_card_carries_its_prior_and_puct_terms(client, connect) -> None:
-    """The node card shows what PUCT weighs: the prior of the move into the node (the
-    children's priors sum to 1), its minimax value, and the terms adding up to its score."""
+def _mcts_child_card(client, connect) -> tuple[Socket, Frame]:
+    """A searched ``mcts`` game's socket and the node frame of a visited child of the
+    root: what the node card shows when a student clicks a move."""
     game = new_game(client, human="both", algorithm="mcts")
     ws = connect(game)
     ws.recv()
     nodes = _decode(_search(ws, 300))
     target = next(n for n in nodes if n["depth"] == 1 and n["visits"] >= 3)
     ws.send({"type": "node", "id": target["id"]})
-    sel = ws.until(lambda f: f["type"] == "node")["selection"]
+    return ws, ws.until(lambda f: f["type"] == "node")
+
+
+def test_an_mcts_node_card_carries_its_prior_and_puct_terms(client, connect) -> None:
+    """The node card shows what PUCT weighs: the prior of the move into the node (the
+    children's priors sum to 1), its minimax value, and the terms adding up to its score."""
+    ws, node = _mcts_child_card(client, connect)
+    sel = node["selection"]
     assert 0.0 < sel["prior"] <= 1.0 and sel["minimax"] is not None
     assert sel["exploit"] + sel["explore"] == pytest.approx(sel["score"], abs=1e-4)
     ws.send({"type": "node", "id": 0})
@@ -148,13 +155,7 @@ def test_an_mcts_node_frame_says_how_the_node_and_its_children_were_scored(clien
     """``scoring`` (the schema checks every field): a visited child of the root has its
     own quiescence score, the depth of its search and of its children's, all of whom
     chess's defaults score when it is expanded, and a 16-digit key for the leaf table."""
-    game = new_game(client, human="both", algorithm="mcts")
-    ws = connect(game)
-    ws.recv()
-    nodes = _decode(_search(ws, 300))
-    target = next(n for n in nodes if n["depth"] == 1 and n["visits"] >= 3)
-    ws.send({"type": "node", "id": target["id"]})
-    node = ws.until(lambda f: f["type"] == "node")
+    _ws, node = _mcts_child_card(client, connect)
     sc = node["scoring"]
     assert sc["scored_by"] == "quiescence" and -1.0 <= sc["score"] <= 1.0
     assert 0 <= sc["depth"] <= sc["depth_max"] and sc["expand"] == "evaluate"
