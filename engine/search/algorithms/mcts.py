@@ -39,7 +39,7 @@ from engine.core.borrow import borrow
 from engine.core.convert import move_to_uci
 from engine.core.games import make_move
 from engine.core.prefetch import prefetch
-from engine.core.state import BISHOP, CHESS, GAME, HASH, KNIGHT, MAX_MOVES, QUEEN, ROOK
+from engine.core.state import BISHOP, CHESS, GAME, HASH, KNIGHT, MAX_MOVES, QUEEN, ROOK, TURN
 from engine.search.algorithm import (
     NOT_PROVEN,
     PROVEN_DRAW,
@@ -93,7 +93,14 @@ from engine.search.parts.expand import expand_with_priors, look, mark_repetition
 from engine.search.parts.implicit import implicit_value
 from engine.search.parts.leaf import LeafCache, capture_first_score, leaf_score, window_score
 from engine.search.parts.path import HIST_MAX, begin, descend, guard, record_new
-from engine.search.parts.prior import move_gain, normalise_priors
+from engine.search.parts.prior import (
+    age_order,
+    best_evaluated,
+    move_gain,
+    new_order_tables,
+    normalise_priors,
+    note_refutation,
+)
 from engine.search.parts.pv import PV_PROVEN_FIRST, pv_child
 from engine.search.parts.select import (
     blended_q,
@@ -138,7 +145,8 @@ if TYPE_CHECKING:
 (K_SOLVER, K_TT, K_MIX, K_DEPTH, K_EVALUATE, K_DEEPEN) = range(6, 12)
 K_CAPTURES, K_CUT, K_ROOT_DEPTH, K_ENDGAME, K_CENTRE, K_C_ROOT = 12, 13, 14, 15, 16, 17
 K_ENDGAME_ROOT, K_RESCORE, K_RESCORE_VISITS, K_PRIOR_BOUND = 18, 19, 20, 21
-KERNEL_PARAMS = 22
+K_KILLER, K_HISTORY = 22, 23
+KERNEL_PARAMS = 24
 #: A root with at most this many knights, bishops, rooks and queens (both sides) is an
 #: endgame, where ``c_endgame`` replaces ``c_puct``.
 ENDGAME_PIECES = 6
@@ -174,14 +182,17 @@ def expand(
     uniform: bool,
     mix: float,
     solver: bool,
+    order: tuple,
+    kparams: np.ndarray,
 ) -> bool:
     """Create ``node``'s children with their priors; True if that proved ``node``
     (a child ends the game in a win for its mover: a mate in one)."""
     s, moves, child_state, child_moves, _hist, _record, _path, info, _finfo, _keys = scratch
     first_new = tree[META][USED]
     count = expand_with_priors(
-        tree, node, s, moves, child_state, child_moves, temperature, uniform, mix
-    )
+        tree, node, s, moves, child_state, child_moves, temperature, uniform, mix,
+        order, kparams[K_KILLER], kparams[K_HISTORY],
+    )  # fmt: skip
     record_new(info, first_new, count)
     flags = tree[FLAGS]
     child = tree[FIRST_CHILD][node]
@@ -316,6 +327,7 @@ def expand_evaluating(
     cache_keys: np.ndarray,
     cache_scores: np.ndarray,
     kparams: np.ndarray,
+    order: tuple,
 ) -> int:
     """Create ``node``'s children and score them now (:func:`score_children`, in the
     order of their move-ordering priors): 1 if that proved ``node``, 0 if not, -1 if the
@@ -323,8 +335,9 @@ def expand_evaluating(
     s, moves, child_state, child_moves, _hist, _record, _path, info, _finfo, _keys = scratch
     first_new = tree[META][USED]
     count = expand_with_priors(
-        tree, node, s, moves, child_state, child_moves, kparams[K_TEMP], False, 0.0
-    )
+        tree, node, s, moves, child_state, child_moves, kparams[K_TEMP], False, 0.0,
+        order, kparams[K_KILLER], kparams[K_HISTORY],
+    )  # fmt: skip
     record_new(info, first_new, count)
     children = child_list(tree, node, count)
     ranks = np.empty(count, dtype=np.float64)
@@ -640,6 +653,23 @@ def score_children(
 
 
 @njit(cache=True, nogil=True)
+def note_scored(order: tuple, tree: tuple, node: int, expanded: bool, turn: int) -> None:
+    """Feed the prior's killer and history tables the refutation an iteration found.
+    ``expanded``: ``node``'s children were just scored, and the best of them (a move by
+    ``turn``, the side to move at ``node``) refutes its position. Otherwise ``node`` was
+    scored itself, and counts if that makes it the best reply in its parent's position
+    (its mover is the other side)."""
+    if expanded:
+        best = best_evaluated(tree, node)
+        if best != NONE:
+            note_refutation(order, tree, best, turn)
+        return
+    parent = tree[PARENT][node]
+    if parent != NONE and best_evaluated(tree, parent) == node:
+        note_refutation(order, tree, node, 1 - turn)
+
+
+@njit(cache=True, nogil=True)
 def mcts_iteration(
     tree: tuple,
     root: np.ndarray,
@@ -650,6 +680,7 @@ def mcts_iteration(
     kparams: np.ndarray,
     full: bool,
     rng: np.ndarray,
+    order: tuple,
 ) -> bool:
     """One iteration; False when the stop flag cut the leaf's search (nothing backed up).
 
@@ -697,13 +728,13 @@ def mcts_iteration(
                 break
             if evaluate_all:
                 done = expand_evaluating(
-                    tree, node, length, scratch, ctx, cache_keys, cache_scores, kparams
+                    tree, node, length, scratch, ctx, cache_keys, cache_scores, kparams, order
                 )
                 if done < 0:
                     return False
                 expanded = True
                 break  # the node's children scored: its new minimax value is backed up
-            if expand(tree, node, scratch, temperature, uniform, mix, solver):
+            if expand(tree, node, scratch, temperature, uniform, mix, solver, order, kparams):
                 break  # proven by a child that ends the game
         elif rescore_due(tree, node, kparams):
             done = rescore_children(
@@ -795,6 +826,8 @@ def mcts_iteration(
         info[T_SIM_RANDOM] = played
     finfo[F_REWARD] = reward
     finfo[F_SCORE] = score
+    if kparams[K_KILLER] != 0.0 or kparams[K_HISTORY] != 0.0:
+        note_scored(order, tree, node, expanded, np.int64(s[TURN]))
     backup_solver(tree, path, length, reward, solver)
     return True
 
@@ -809,6 +842,7 @@ def complete_proof(
     cache_scores: np.ndarray,
     kparams: np.ndarray,
     stop: np.ndarray,
+    order: tuple,
 ) -> None:
     """Expand the proven line from a proven root down to the game's end.
 
@@ -838,7 +872,7 @@ def complete_proof(
                 return
             if (
                 expand_evaluating(
-                    tree, node, length, scratch, ctx, cache_keys, cache_scores, kparams
+                    tree, node, length, scratch, ctx, cache_keys, cache_scores, kparams, order
                 )
                 < 0
                 or first_child[node] == NONE
@@ -900,6 +934,7 @@ def mcts_run(
     stop: np.ndarray,
     full: bool,
     rng: np.ndarray,
+    order: tuple,
 ) -> tuple[int, int]:
     """Up to ``max_iters`` iterations; stops early on the stop flag, a full tree (unless
     ``full`` says it is at its budget: then no node is added), or a root whose value is
@@ -907,7 +942,7 @@ def mcts_run(
     # Borrowed views (engine.core.borrow): nothing below counts references to them.
     tree, root, scratch, ctx = borrow(tree), borrow(root), borrow(scratch), borrow(ctx)
     cache_keys, cache_scores, kparams = borrow(cache_keys), borrow(cache_scores), borrow(kparams)
-    stop, rng = borrow(stop), borrow(rng)
+    stop, rng, order = borrow(stop), borrow(rng), borrow(order)
     # a root not yet expanded needs room even in a full tree
     room = 0 if full and tree[FIRST_CHILD][ROOT] != NONE else MAX_MOVES
     for it in range(max_iters):
@@ -916,10 +951,12 @@ def mcts_run(
             return it, code
         if tree[FLAGS][ROOT] & PROVEN:
             if kparams[K_SOLVER] != 0.0:
-                complete_proof(tree, root, scratch, ctx, cache_keys, cache_scores, kparams, stop)
+                complete_proof(
+                    tree, root, scratch, ctx, cache_keys, cache_scores, kparams, stop, order
+                )
             return it, SOLVED
         if not mcts_iteration(
-            tree, root, scratch, ctx, cache_keys, cache_scores, kparams, full, rng
+            tree, root, scratch, ctx, cache_keys, cache_scores, kparams, full, rng, order
         ):
             return it, STOPPED
     return max_iters, DONE
@@ -932,10 +969,13 @@ class MCTSScratch:
     def __init__(self, tt_mb: float) -> None:
         self.search = SearchContext(tt_bits=18)  # for leaf_depth > 0 (qsearch keeps none)
         self.cache = LeafCache(tt_mb)
+        self.order = new_order_tables()  # the prior's history and killer tables
 
     @property
     def memory_bytes(self) -> int:
-        return self.search.memory_bytes + self.cache.memory_bytes
+        return (
+            self.search.memory_bytes + self.cache.memory_bytes + sum(a.nbytes for a in self.order)
+        )
 
 
 @dataclass(frozen=True)
@@ -963,6 +1003,7 @@ class MCTSWorker(Worker):
 
     def advance(self, move: int) -> bool:
         reused = super().advance(move)
+        age_order(self.extra.order, 1)
         if reused and self.params["refresh"] and self.params["expand"] == "evaluate":
             refresh_reused(self.tree.arrays, self.root, self.kparams)
         return reused
@@ -1268,6 +1309,20 @@ class MCTS(Algorithm):
             min=0.0, max=1.0,
         ),
         ParamSpec(
+            "prior_killer", "float", 0.0,
+            "centipawns added to a quiet move's prior gain when it is a killer at its "
+            "depth: one of the last two quiet moves found best in a position that deep "
+            "in the tree (0: off)",
+            min=0.0, max=1000.0,
+        ),
+        ParamSpec(
+            "prior_history", "float", 0.0,
+            "centipawns at most added to a quiet move's prior gain by its history: how "
+            "often it was found best anywhere in the tree, against the side's most "
+            "often best move (0: off)",
+            min=0.0, max=1000.0,
+        ),
+        ParamSpec(
             "prior_bound", "float", 0.0,
             "expand=evaluate: centipawns taken off the prior's score of a child whose "
             "null window only bounded it (no better than the best sibling so far), so "
@@ -1424,6 +1479,7 @@ class MCTS(Algorithm):
         kp[K_ENDGAME_ROOT] = params["endgame_root"]
         kp[K_RESCORE], kp[K_RESCORE_VISITS] = params["rescore"], params["rescore_visits"]
         kp[K_PRIOR_BOUND] = params["prior_bound"]
+        kp[K_KILLER], kp[K_HISTORY] = params["prior_killer"], params["prior_history"]
         return kp
 
     @classmethod
@@ -1791,5 +1847,5 @@ class MCTS(Algorithm):
         w.kparams[K_C] = cls.search_params(w.params, w.root)["c_puct"]
         return mcts_run(
             w.tree.arrays, w.root, w.scratch(trace), search.arrays,
-            cache.keys, cache.scores, w.kparams, max_iters, stop, w.full, w.rng,
+            cache.keys, cache.scores, w.kparams, max_iters, stop, w.full, w.rng, w.extra.order,
         )  # fmt: skip

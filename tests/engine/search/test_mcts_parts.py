@@ -14,6 +14,7 @@ from engine.search.evaluation import WIN, evaluate
 from engine.search.parts.expand import expand_with_priors
 from engine.search.parts.implicit import implicit_value
 from engine.search.parts.leaf import LeafCache, leaf_score
+from engine.search.parts.prior import new_order_tables
 from engine.search.parts.select import select_puct
 from engine.search.parts.solver import prove
 from engine.search.tree import EVALUATED, NONE, NUM_LEGAL, PROVEN, ROOT, Tree, add_child
@@ -157,7 +158,10 @@ def priors_of(fen: str, game: str = "chess") -> dict[str, float]:
     tree = Tree(capacity=512)
     moves = np.zeros(MAX_MOVES, dtype=np.int32)
     child_moves = np.zeros(MAX_MOVES, dtype=np.int32)
-    n = expand_with_priors(tree.arrays, ROOT, s, moves, s.copy(), child_moves, 100.0, False, 0.0)
+    n = expand_with_priors(
+        tree.arrays, ROOT, s, moves, s.copy(), child_moves, 100.0, False, 0.0,
+        new_order_tables(), 0.0, 0.0,
+    )  # fmt: skip
     kids = tree.children(ROOT)
     assert len(kids) == n
     return {move_to_uci(int(tree.move[k])): float(tree.prior[k]) for k in kids}
