@@ -438,6 +438,21 @@ def assert_scoring_rows(card: Any, sc: dict, whom: str) -> None:
         "xpath=following-sibling::dd[1]"
     )
     assert tip.get_attribute("title") == f"Zobrist key {sc['key']}"
+    assert facts.get("prior's tables") == ordering_text(sc)
+
+
+def ordering_text(sc: dict) -> str | None:
+    """The card's "prior's tables" row: nodecard.js's ``orderingRow`` (None: no row)."""
+    parts = []
+    if sc["killer_cp"]:
+        named = ", ".join(sc["killers"]) or "none yet"
+        parts.append(f"killers {named} (+{round(sc['killer_cp'])} cp)")
+    if sc["history_cp"]:
+        named = ", ".join(
+            f"{m['san']} +{round(m['share'] * sc['history_cp'])} cp" for m in sc["history"]
+        )
+        parts.append(f"history {named or 'nothing yet'}")
+    return " · ".join(parts) or None
 
 
 def test_the_tree_view_opens_an_mcts_node_card_with_its_minimax_value(server, page) -> None:
@@ -486,6 +501,25 @@ def test_the_tree_view_opens_an_mcts_node_card_with_its_minimax_value(server, pa
     page.mouse.move(5, 5)
     screenshot(page, "mcts-tree-view.png")
     screenshot(card, "mcts-node-card.png")
+
+
+def test_the_root_s_card_names_the_prior_s_killer_and_history_moves(server, page) -> None:
+    """``prior_killer`` and ``prior_history`` on: after a search the root's card names the
+    quiet moves the tables hold for its position, with the centipawns each adds."""
+    params = {"expand": "lazy", "root_depth": 0, "prior_killer": 40, "prior_history": 80}
+    game = api_create(server, human="both", fen=MIDDLEGAME, algorithm="mcts", params=params)
+    open_game(page, server, game)
+    tab(page, "tree")
+    analyse(page, at_least=400)
+    page.locator("#tree-area g.tnode[data-id='0']").dispatch_event("click")
+    page.wait_for_function(selected_info(0))
+    info = page.evaluate("window.canopy.state.inside.nodeInfo")
+    sc = info["scoring"]
+    assert sc["killer_cp"] == 40 and sc["history_cp"] == 80 and sc["history"]
+    assert all(0 < m["share"] <= 1 for m in sc["history"])
+    row = card_facts(page.locator("#node-card"))["prior's tables"]
+    assert row == ordering_text(sc) and "history " in row
+    screenshot(page.locator("#node-card"), "mcts-node-card-tables.png")
 
 
 def test_an_unvisited_lazy_child_s_card_says_it_is_not_scored_yet(server, page) -> None:

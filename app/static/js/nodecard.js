@@ -68,7 +68,30 @@ function scoringRows(sc, sign, whom) {
   }
   else table = "no";
   rows.push(["in leaf table", table, `Zobrist key ${sc.key}`]);
+  const ordering = orderingRow(sc);
+  if (ordering) rows.push(ordering);
   return rows;
+}
+
+/**
+ * The prior's killer and history terms (mcts `prior_killer`, `prior_history`): what the
+ * tables hold for this position's quiet moves now — the bonus a move expanded from here
+ * next would get. Null when both terms are off.
+ */
+function orderingRow(sc) {
+  if (!sc.killer_cp && !sc.history_cp) return null;
+  const parts = [];
+  if (sc.killer_cp) {
+    const named = sc.killers.length ? sc.killers.join(", ") : "none yet";
+    parts.push(`killers ${named} (+${Math.round(sc.killer_cp)} cp)`);
+  }
+  if (sc.history_cp) {
+    const named = sc.history.length
+      ? sc.history.map((m) => `${m.san} +${Math.round(m.share * sc.history_cp)} cp`).join(", ")
+      : "nothing yet";
+    parts.push(`history ${named}`);
+  }
+  return ["prior's tables", parts.join(" · "), "quiet moves found best elsewhere in the tree: the centipawns they add to a move's prior gain when its node is expanded now"];
 }
 
 export function createNodeCard(container, { onSelect, onClose }) {

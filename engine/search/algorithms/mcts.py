@@ -31,12 +31,13 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+import chess
 import numpy as np
 from numba import njit
 
 from engine.core.bits import popcount, table_slot
 from engine.core.borrow import borrow
-from engine.core.convert import move_to_uci
+from engine.core.convert import board_from_state, legal_move_array, move_to_uci
 from engine.core.games import make_move
 from engine.core.prefetch import prefetch
 from engine.core.state import BISHOP, CHESS, GAME, HASH, KNIGHT, MAX_MOVES, QUEEN, ROOK, TURN
@@ -94,12 +95,14 @@ from engine.search.parts.implicit import implicit_value
 from engine.search.parts.leaf import LeafCache, capture_first_score, leaf_score, window_score
 from engine.search.parts.path import HIST_MAX, begin, descend, guard, record_new
 from engine.search.parts.prior import (
+    SQUARE_PAIRS,
     age_order,
     best_evaluated,
     move_gain,
     new_order_tables,
     normalise_priors,
     note_refutation,
+    quiet,
 )
 from engine.search.parts.pv import PV_PROVEN_FIRST, pv_child
 from engine.search.parts.select import (
@@ -1233,6 +1236,46 @@ def node_scoring(worker: MCTSWorker, node: int) -> dict[str, Any]:
         "in_table": in_table,
         # the table keeps the score for the side to move in the position: negated here
         "table_score": -float(cache.scores[slot]) if in_table else None,
+        **order_tables_here(worker, node, s),
+    }
+
+
+#: How many of the history table's moves the node card names.
+HISTORY_SHOWN = 3
+
+
+def order_tables_here(worker: MCTSWorker, node: int, s: np.ndarray) -> dict[str, Any]:
+    """What the prior's killer and history tables say *now* about the moves in ``node``'s
+    position ``s``: its legal quiet moves that are killers at its children's depth, and
+    the ones the side to move has most often found best, with their history share (the
+    fraction of ``prior_history`` they get). Empty lists when a term is off or has learned
+    nothing here; a move expanded earlier got the bonus the tables gave it then."""
+    params = worker.params
+    killer_cp, history_cp = float(params["prior_killer"]), float(params["prior_history"])
+    history, killers = worker.extra.order
+    board = board_from_state(s)
+    quiet_moves = {
+        int(m): board.san(chess.Move.from_uci(move_to_uci(int(m))))
+        for m in legal_move_array(s)
+        if quiet(int(m))
+    }
+    depth = int(worker.tree.depth[node]) + 1
+    found = [int(m) for m in killers[depth]] if killer_cp and depth < len(killers) else []
+    side = int(s[TURN])
+    top = float(history[2 * SQUARE_PAIRS + side])
+    ranked = sorted(
+        (
+            (float(history[side * SQUARE_PAIRS + (m & 4095)]) / top, san)
+            for m, san in quiet_moves.items()
+            if history_cp and top > 0 and history[side * SQUARE_PAIRS + (m & 4095)] > 0
+        ),
+        reverse=True,
+    )[:HISTORY_SHOWN]
+    return {
+        "killer_cp": killer_cp,
+        "history_cp": history_cp,
+        "killers": [quiet_moves[m] for m in found if m in quiet_moves],
+        "history": [{"san": san, "share": share} for share, san in ranked],
     }
 
 
