@@ -317,8 +317,9 @@ class Algorithm:
 
     # ------------------------------------------------------------ step trace
     @classmethod
-    def expansion_note(cls, new_count: int) -> str:
-        """The note of a selection level whose chosen child this iteration created."""
+    def expansion_note(cls, new_count: int, params: dict[str, Any]) -> str:
+        """The note of a selection level whose chosen child this iteration created
+        (``params``: the search's, for an algorithm whose note depends on them)."""
         if new_count > 1:
             return "all children created, one chosen at random"
         return "a random untried move is added"

@@ -191,7 +191,7 @@ def _selection(view: StepView) -> list[dict[str, Any]]:
         entry: dict[str, Any] = {**view.name(node), "level": level, "visits": parent_visits}
         if chosen in created:
             entry["rule"] = "expand"
-            entry["note"] = algorithm.expansion_note(len(view.created))
+            entry["note"] = algorithm.expansion_note(len(view.created), view.params)
             entry["chosen"] = view.name(chosen)
             selection.append(entry)
             continue

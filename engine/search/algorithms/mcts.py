@@ -1671,10 +1671,17 @@ class MCTS(Algorithm):
 
     # ------------------------------------------------------------ step trace
     @classmethod
-    def expansion_note(cls, new_count: int) -> str:
+    def expansion_note(cls, new_count: int, params: dict[str, Any]) -> str:
+        """Names the killer and history bonus in the priors when they are on."""
+        tables = []
+        if params["prior_killer"]:
+            tables.append(f"+{params['prior_killer']:g} cp for a killer at this depth")
+        if params["prior_history"]:
+            tables.append(f"up to +{params['prior_history']:g} cp by history")
+        extra = f" (quiet moves: {', '.join(tables)})" if tables else ""
         return (
-            f"all {new_count} children created with their priors; the one with the best "
-            "PUCT score (unevaluated: urgency + c·P·sqrt(N)) is evaluated"
+            f"all {new_count} children created with their priors{extra}; the one with the "
+            "best PUCT score (unevaluated: urgency + c·P·sqrt(N)) is evaluated"
         )
 
     @classmethod

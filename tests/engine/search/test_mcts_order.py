@@ -182,3 +182,26 @@ def test_off_the_tables_stay_empty() -> None:
     controller.search(iterations=200)
     history, killers = controller.workers[0].extra.order
     assert not history.any() and (killers == -1).all()
+
+
+def test_the_step_view_names_the_bonus_where_children_are_created() -> None:
+    """A lazy expansion's note says the quiet moves' priors carry the tables' bonus (and
+    says nothing of them while they are off)."""
+    for params, words in (
+        ({"prior_killer": 50, "prior_history": 25}, "+50 cp for a killer at this depth"),
+        ({}, None),
+    ):
+        controller = SearchController(
+            "chess", CAPTURE, algorithm="mcts", params={"expand": "lazy", **params}, seed=3
+        )
+        notes = []
+        for _ in range(12):
+            levels = controller.step().selection
+            notes += [level["note"] for level in levels if level.get("rule") == "expand"]
+        assert notes
+        for note in notes:
+            assert note.startswith("all ") and "children created with their priors" in note
+            if words:
+                assert words in note and "up to +25 cp by history" in note
+            else:
+                assert "cp" not in note
