@@ -91,13 +91,12 @@ from engine.search.evaluation import SQUASH_CP, WIN, game_value, is_mate_score, 
 from engine.search.params import ParamSpec
 from engine.search.parts.backup import backup_solver
 from engine.search.parts.expand import expand_with_priors, look, mark_repetition
-from engine.search.parts.implicit import implicit_value
+from engine.search.parts.implicit import best_evaluated, implicit_value
 from engine.search.parts.leaf import LeafCache, capture_first_score, leaf_score, window_score
 from engine.search.parts.path import HIST_MAX, begin, descend, guard, record_new
 from engine.search.parts.prior import (
     SQUARE_PAIRS,
     age_order,
-    best_evaluated,
     move_gain,
     new_order_tables,
     normalise_priors,
@@ -1043,19 +1042,6 @@ BEST_HOWS = {
 }
 
 
-def best_child(tree: Any, node: int) -> int:
-    """``node``'s child whose value, negated, is ``node``'s implicit minimax value
-    (:func:`implicit_value`'s choice: the first of the highest evaluated values, a child
-    proven lost for the side choosing left out); ``NONE`` if none is evaluated."""
-    best, top = NONE, -math.inf
-    for child in tree.children(node):
-        f = int(tree.flags[child])
-        lost = f & PROVEN and int(tree.outcome[child]) < 0
-        if f & EVALUATED and not lost and float(tree.value[child]) > top:
-            best, top = child, float(tree.value[child])
-    return best
-
-
 def deciding_note(how: int, reply: str, depth: int, plies: int, short: int, visited: bool) -> str:
     """The step view's words for the line that decided an expanded leaf's value: how its
     best reply's score came (``BEST_*``); ``plies``: the line's length after the reply;
@@ -1815,7 +1801,7 @@ class MCTS(Algorithm):
         how = int(worker.info[T_SIM_HOW])
         moves = [move_to_uci(int(m)) for m in worker.record[: int(worker.info[T_SIM_PLIES])]]
         if child == NONE:  # none scored now beat the best scored before
-            child, how = best_child(tree, leaf), BEST_EARLIER
+            child, how = int(best_evaluated(tree.arrays, leaf)), BEST_EARLIER
             moves = [move_to_uci(int(tree.move[child]))] if child != NONE else []
         if child == NONE:
             return {

@@ -32,15 +32,24 @@ from engine.search.tree import (
 
 
 @njit(cache=True, nogil=True)
-def implicit_value(tree: tuple, node: int) -> None:
-    """Set ``node``'s value to ``-max`` of its evaluated children's values."""
-    first_child, next_sibling, flags = tree[FIRST_CHILD], tree[NEXT_SIBLING], tree[FLAGS]
-    value, outcome = tree[VALUE], tree[OUTCOME]
-    best = -1.0e30
-    child = first_child[node]
+def best_evaluated(tree: tuple, node: int) -> int:
+    """``node``'s evaluated child with the highest value (the first of equals), a child
+    proven lost for the side choosing left out: the child :func:`implicit_value` takes
+    ``node``'s value from, the step view's deciding reply and the prior's refutation;
+    ``NONE`` if there is none."""
+    flags, outcome, value = tree[FLAGS], tree[OUTCOME], tree[VALUE]
+    best, top = NONE, -1.0e30
+    child = tree[FIRST_CHILD][node]
     while child != NONE:
         f = flags[child]
-        if f & EVALUATED and not (f & PROVEN and outcome[child] < 0) and value[child] > best:
-            best = value[child]
-        child = next_sibling[child]
-    value[node] = -best if best > -1.0e30 else tree[EVAL][node]
+        if f & EVALUATED and not (f & PROVEN and outcome[child] < 0) and value[child] > top:
+            best, top = child, value[child]
+        child = tree[NEXT_SIBLING][child]
+    return best
+
+
+@njit(cache=True, nogil=True)
+def implicit_value(tree: tuple, node: int) -> None:
+    """Set ``node``'s value to ``-max`` of its evaluated children's values."""
+    best = best_evaluated(tree, node)
+    tree[VALUE][node] = -tree[VALUE][best] if best != NONE else tree[EVAL][node]

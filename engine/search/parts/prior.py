@@ -43,19 +43,7 @@ from engine.core.chess_core import exchange_risk, piece_at
 from engine.core.games import in_check
 from engine.core.state import BLACK_BB, FLAG_CAPTURE, FLAG_EP, KING, PAWN, TURN, WHITE_BB
 from engine.search.codes import MAX_PATH
-from engine.search.tree import (
-    DEPTH,
-    EVALUATED,
-    FIRST_CHILD,
-    FLAGS,
-    MOVE,
-    NEXT_SIBLING,
-    NONE,
-    OUTCOME,
-    PRIOR,
-    PROVEN,
-    VALUE,
-)
+from engine.search.tree import DEPTH, FIRST_CHILD, MOVE, NEXT_SIBLING, NONE, PRIOR
 
 # Material in centipawns by piece type (pawn … king). The king never is a victim; as an
 # attacker it may only take an undefended piece, which a worth above every piece says.
@@ -97,22 +85,6 @@ def order_bonus(
     if history_cp != 0.0 and top > 0.0:
         bonus += history_cp * history[side * SQUARE_PAIRS + (m & 4095)] / top
     return bonus
-
-
-@njit(cache=True, nogil=True)
-def best_evaluated(tree: tuple, node: int) -> int:
-    """``node``'s evaluated child with the highest value, a child proven lost for the
-    side choosing left out (the child :func:`engine.search.parts.implicit.implicit_value`
-    takes its value from); ``NONE`` if there is none."""
-    flags, outcome, value = tree[FLAGS], tree[OUTCOME], tree[VALUE]
-    best, top = NONE, -1.0e30
-    child = tree[FIRST_CHILD][node]
-    while child != NONE:
-        f = flags[child]
-        if f & EVALUATED and not (f & PROVEN and outcome[child] < 0) and value[child] > top:
-            best, top = child, value[child]
-        child = tree[NEXT_SIBLING][child]
-    return best
 
 
 @njit(cache=True, nogil=True)

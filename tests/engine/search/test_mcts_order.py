@@ -16,10 +16,10 @@ from engine.core.state import MAX_MOVES, WHITE
 from engine.search.algorithms.mcts import K_HISTORY, K_KILLER, MCTS
 from engine.search.controller import SearchController
 from engine.search.parts.expand import expand_with_priors
+from engine.search.parts.implicit import best_evaluated
 from engine.search.parts.prior import (
     SQUARE_PAIRS,
     age_order,
-    best_evaluated,
     new_order_tables,
     note_refutation,
     order_bonus,
