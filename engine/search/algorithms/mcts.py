@@ -95,8 +95,8 @@ from engine.search.parts.implicit import best_evaluated, implicit_value
 from engine.search.parts.leaf import LeafCache, capture_first_score, leaf_score, window_score
 from engine.search.parts.path import HIST_MAX, begin, descend, guard, record_new
 from engine.search.parts.prior import (
-    SQUARE_PAIRS,
     age_order,
+    history_share,
     move_gain,
     new_order_tables,
     normalise_priors,
@@ -1238,7 +1238,10 @@ def order_tables_here(worker: MCTSWorker, node: int, s: np.ndarray) -> dict[str,
     nothing here; a move expanded earlier got the bonus the tables gave it then."""
     params = worker.params
     killer_cp, history_cp = float(params["prior_killer"]), float(params["prior_history"])
-    history, killers = worker.extra.order
+    tables: dict[str, Any] = {"killer_cp": killer_cp, "history_cp": history_cp}
+    if not killer_cp and not history_cp:  # off: the tables stay empty, nothing to name
+        return {**tables, "killers": [], "history": []}
+    order = worker.extra.order
     board = board_from_state(s)
     quiet_moves = {
         int(m): board.san(chess.Move.from_uci(move_to_uci(int(m))))
@@ -1246,20 +1249,14 @@ def order_tables_here(worker: MCTSWorker, node: int, s: np.ndarray) -> dict[str,
         if quiet(int(m))
     }
     depth = int(worker.tree.depth[node]) + 1
+    killers = order[1]
     found = [int(m) for m in killers[depth]] if killer_cp and depth < len(killers) else []
     side = int(s[TURN])
-    top = float(history[2 * SQUARE_PAIRS + side])
-    ranked = sorted(
-        (
-            (float(history[side * SQUARE_PAIRS + (m & 4095)]) / top, san)
-            for m, san in quiet_moves.items()
-            if history_cp and top > 0 and history[side * SQUARE_PAIRS + (m & 4095)] > 0
-        ),
-        reverse=True,
-    )[:HISTORY_SHOWN]
+    shares = ((history_share(order, side, m), san) for m, san in quiet_moves.items())
+    ranked = sorted(((x, san) for x, san in shares if history_cp and x > 0), reverse=True)
+    ranked = ranked[:HISTORY_SHOWN]
     return {
-        "killer_cp": killer_cp,
-        "history_cp": history_cp,
+        **tables,
         "killers": [quiet_moves[m] for m in found if m in quiet_moves],
         "history": [{"san": san, "share": share} for share, san in ranked],
     }

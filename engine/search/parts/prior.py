@@ -77,20 +77,28 @@ def order_bonus(
     ``depth`` plies below the root (0 for a capture or a promotion)."""
     if not quiet(m):
         return 0.0
-    history, killers = order
+    killers = order[1]
     bonus = 0.0
     if killer_cp != 0.0 and (killers[depth, 0] == m or killers[depth, 1] == m):
         bonus += killer_cp
-    top = history[2 * SQUARE_PAIRS + side]
-    if history_cp != 0.0 and top > 0.0:
-        bonus += history_cp * history[side * SQUARE_PAIRS + (m & 4095)] / top
+    if history_cp != 0.0:
+        bonus += history_cp * history_share(order, side, m)
     return bonus
 
 
 @njit(cache=True, nogil=True)
+def history_share(order: tuple, side: int, m: int) -> float:
+    """Move ``m``'s history count for ``side`` against that side's largest count, in
+    [0, 1] (0 while the side has none): the fraction of ``history_cp`` it gets."""
+    history = order[0]
+    top = history[2 * SQUARE_PAIRS + side]
+    return history[side * SQUARE_PAIRS + (m & 4095)] / top if top > 0.0 else 0.0
+
+
+@njit(cache=True, nogil=True)
 def note_refutation(order: tuple, tree: tuple, child: int, side: int) -> None:
-    """``child`` (a move by ``side``) is the best reply in its parent's position: count it
-    in the history table and, if quiet, make it the first killer at its depth."""
+    """``child`` (a move by ``side``) is the best reply in its parent's position: if it is
+    quiet, count it in the history table and make it the first killer at its depth."""
     m = tree[MOVE][child]
     if not quiet(m):
         return
