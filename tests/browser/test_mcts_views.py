@@ -318,6 +318,37 @@ def simulation_kinds() -> list[Any]:
     ]
 
 
+def assert_simulation_board(page: Any, sim: dict) -> None:
+    """The simulation phase on the board: the leaf position with the step's line — the
+    quiescence line, the random plies before it, or the reply that decided an expanded
+    leaf's value and its search — as numbered arrows (at most 8), and a caption naming it."""
+    page.click(".phase-chip[data-phase='2']")
+    page.wait_for_selector("#phases .phase[data-phase=simulation].active")
+    caption = page.locator("#overlay-text")
+    page.wait_for_function(
+        "() => document.querySelector('#overlay-text').textContent.startsWith('Phase 3 of 4')"
+    )
+    text = caption.inner_text()
+    moves = sim["moves"]
+    if not moves:
+        assert text.startswith("Phase 3 of 4 · the leaf position")
+        assert page.locator("svg.cg-shapes line").count() == 0
+        return
+    if sim["expanded"]:
+        assert "the line that decided the leaf's value: its best reply" in text
+    elif sim["random_plies"]:
+        assert f"from the leaf: {sim['random_plies']} plies at random, captures first" in text
+    else:
+        assert "quiescence line from the leaf" in text
+    drawn = min(len(moves), 8)
+    assert (f"(the first 8 of {len(moves)} plies)" in text) == (len(moves) > 8)
+    page.wait_for_function(
+        "(n) => document.querySelectorAll('svg.cg-custom-svgs text').length === n", arg=drawn
+    )
+    labels = sorted(int(t) for t in page.locator("svg.cg-custom-svgs text").all_text_contents())
+    assert labels == list(range(1, drawn + 1))
+
+
 def assert_deciding_line(page: Any, sim: dict, text: str) -> None:
     """An expanded leaf's panel shows the line that decided its new value: its best reply
     (the child whose score, negated, is the leaf's) in bold, then that reply's search line
@@ -380,8 +411,10 @@ def test_step_mode_shows_each_kind_of_mcts_simulation(
     sans = {n["san"] for n in step["expansion"]["nodes"]}
     chips = phase(page, "expansion").locator("ol.chips li").all_text_contents()
     assert all(chip.strip() in sans for chip in chips)
+    assert_simulation_board(page, sim)
     page.mouse.move(5, 5)
     kind = request.node.callspec.id
+    screenshot(page.locator("cg-container"), f"mcts-simulation-board-{kind}.png")
     screenshot(phase(page, "simulation"), f"mcts-simulation-{kind}.png")
     screenshot(phase(page, "expansion"), f"mcts-expansion-{kind}.png")
 

@@ -752,6 +752,9 @@ export function highlight(step, phase) {
   return { path: new Set(), fresh, back };
 }
 
+/** Arrows drawn for a simulation's line: more than this are a tangle on one board. */
+const LINE_ARROWS = 8;
+
 /** What the board shows for a phase: a position, its last move and arrows. */
 export function overlay(step, phase) {
   if (!step || !step.fen) return null;
@@ -770,17 +773,30 @@ export function overlay(step, phase) {
     const shapes = added.length > 1
       ? arrowShapes(added.slice(0, 40).map((n) => n.move), { brush: "fresh" })
       : arrowShapes(last ? [last] : [], { brush: "fresh" });
-    const fen = added.length > 1 ? step.leaf_fen : step.leaf_fen;
-    return { fen, lastMove: last, shapes, caption: added.length > 1 ? "every move of the leaf added" : "the new node's move" };
+    return { fen: step.leaf_fen, lastMove: last, shapes, caption: added.length > 1 ? "every move of the leaf added" : "the new node's move" };
   }
-  if (sim.kind === "playout") {
+  const line = sim.kind === "playout" ? `playout: first moves of ${sim.plies} (ends ${sim.result})` : simulationLine(sim);
+  if (line) {
     return {
       fen: step.leaf_fen,
-      shapes: arrowShapes((sim.moves || []).slice(0, 8), { brush: "playout", numbered: true }),
-      caption: `playout: first moves of ${sim.plies} (ends ${sim.result})`,
+      shapes: arrowShapes((sim.moves || []).slice(0, LINE_ARROWS), { brush: "playout", numbered: true }),
+      caption: line,
     };
   }
-  return { fen: step.leaf_fen, shapes: [], caption: "the leaf position" };
+  return { fen: step.leaf_fen, shapes: [], caption: sim.cached ? "the leaf position (its score from the table)" : "the leaf position" };
+}
+
+/** The caption of a leaf search's line on the board (mcts: the quiescence line from the
+ *  leaf, or, where the leaf's children were scored, the reply that decided its value and
+ *  that reply's search), or null when the step has no line to draw. */
+function simulationLine(sim) {
+  const moves = sim.moves || [];
+  if (!moves.length || (sim.kind !== "quiescence" && sim.kind !== "evaluation")) return null;
+  const shown = moves.length > LINE_ARROWS ? `the first ${LINE_ARROWS} of ${plies(moves.length)}` : plies(moves.length);
+  if (sim.expanded) return `the line that decided the leaf's value: its best reply, then that reply's search (${shown})`;
+  const scorer = sim.kind === "quiescence" ? "the quiescence search" : "the static evaluation";
+  if (sim.random_plies) return `from the leaf: ${plies(sim.random_plies)} at random, captures first, then ${scorer} (${shown})`;
+  return `quiescence line from the leaf (${shown})`;
 }
 
 /** Default parameters to show in worked examples (c, C, fpu) from the game's settings. */
