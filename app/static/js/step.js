@@ -796,7 +796,7 @@ function simulationLine(sim) {
   if (sim.expanded) return `the line that decided the leaf's value: its best reply, then that reply's search (${shown})`;
   const scorer = sim.kind === "quiescence" ? "the quiescence search" : "the static evaluation";
   if (sim.random_plies) return `from the leaf: ${plies(sim.random_plies)} at random, captures first, then ${scorer} (${shown})`;
-  return `quiescence line from the leaf (${shown})`;
+  return sim.kind === "quiescence" ? `quiescence line from the leaf (${shown})` : null;
 }
 
 /** Default parameters to show in worked examples (c, C, fpu) from the game's settings. */
