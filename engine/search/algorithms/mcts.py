@@ -1252,9 +1252,12 @@ def order_tables_here(worker: MCTSWorker, node: int, s: np.ndarray) -> dict[str,
     killers = order[1]
     found = [int(m) for m in killers[depth]] if killer_cp and depth < len(killers) else []
     side = int(s[TURN])
-    shares = ((history_share(order, side, m), san) for m, san in quiet_moves.items())
-    ranked = sorted(((x, san) for x, san in shares if history_cp and x > 0), reverse=True)
-    ranked = ranked[:HISTORY_SHOWN]
+    shares = (
+        [(history_share(order, side, m), san) for m, san in quiet_moves.items()]
+        if history_cp  # a count with no bonus names nothing
+        else []
+    )
+    ranked = sorted((x for x in shares if x[0] > 0), reverse=True)[:HISTORY_SHOWN]
     return {
         **tables,
         "killers": [quiet_moves[m] for m in found if m in quiet_moves],
