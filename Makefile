@@ -9,8 +9,10 @@ PORT   ?= 8000
 
 .PHONY: setup run test test-all lint typecheck bench load-test container-check sysdeps clean
 
-## setup: idempotent; .venv with the project (editable) and the front-end assets
+## setup: idempotent; .venv with the project (editable), the front-end assets, and the
+## numba kernels compiled (or found in the cache: a few seconds), so `make run` starts warm
 setup: $(STAMP) $(ASSETS)
+	$(BIN)/canopy warm
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)

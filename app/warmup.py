@@ -23,8 +23,10 @@ class Warmup:
     """Progress of the kernel warm-up; written by its thread, read by requests.
 
     ``done``/``total`` count the parts of :func:`engine.warm.warm`; ``label`` names the
-    part being compiled. A warm-up that is switched off, or has finished or failed, is
-    ``ready`` (a failed one only costs the first search a compile of its own).
+    part being compiled and ``compiled`` the parts done ("chess: mcts"), so the page of
+    a game whose algorithm is compiled can play while the others compile. A warm-up
+    that is switched off, or has finished or failed, is ``ready`` (a failed one only
+    costs the first search a compile of its own, off its clock).
     """
 
     ready: bool = True
@@ -33,12 +35,19 @@ class Warmup:
     label: str = ""
     seconds: float | None = None
     failed: bool = False
+    compiled: list[str] = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def progress(self, done: int, total: int, label: str) -> None:
+        """A part starts (``label``); the one before it is compiled. The terminal hears
+        of each part too, so a cold ``make run`` is never silent."""
         with self._lock:
+            if self.total and self.label and self.done < done:
+                self.compiled.append(self.label)
             self.done, self.total, self.label = done, total, label
+        if done < total:
+            log.info("compiling the engine: %s (%d/%d)", label, done + 1, total)
 
     def finish(self, seconds: float | None, failed: bool = False) -> None:
         with self._lock:
@@ -57,6 +66,7 @@ class Warmup:
                     1,
                 ),
                 "failed": self.failed,
+                "compiled": list(self.compiled),
             }
 
 

@@ -1,8 +1,17 @@
-"""Compile (or load from the on-disk cache) every numba kernel ahead of use.
+"""Compile (or load from the on-disk cache) the numba kernels before any clock runs.
 
-A cold start compiles for tens of seconds; a server warms in its lifespan
-and the Docker image warms at build time so the first search a user starts
-is already fast.
+A cold start compiles for minutes on a small machine. Three things keep that from a
+class's first game:
+
+* :func:`warm` compiles every kernel ahead of use — ``make setup`` and the Docker build
+  run it, and a server runs it in the background at start — **the default opponent
+  first in both games**, so the first game can start while the others compile;
+* a search compiles what it needs before its clock starts
+  (:mod:`engine.search.compiled`): a think time is spent searching, never compiling (a
+  search started while the warm-up compiles its algorithm waits for that compile, off
+  the clock);
+* each part is named as it compiles (``progress``), so a terminal or a page can say how
+  far a cold start is.
 """
 
 from __future__ import annotations
@@ -15,12 +24,13 @@ from engine.core.bits import new_rng
 from engine.core.convert import state_from_fen
 from engine.core.perft import perft
 from engine.core.playout import CAPTURE_FIRST, UNIFORM, playouts
-from engine.search.registry import ALGORITHMS
+from engine.search.registry import ALGORITHMS, DEFAULT_ALGORITHM
 
 if TYPE_CHECKING:
     from engine.search.controller import SearchController
 
 Progress = Callable[[int, int, str], None]
+GAMES = ("chess", "knight")
 
 
 def play_first_move(controller: SearchController) -> None:
@@ -30,33 +40,57 @@ def play_first_move(controller: SearchController) -> None:
     controller.play(next(iter(controller.board.legal_moves)).uci())
 
 
+def _touch(game: str, algorithm: str) -> None:
+    """A small search of each kind the app, the CLI and UCI run: search (which compiles
+    the algorithm's kernels first, :mod:`engine.search.compiled`), step, tree reuse."""
+    from engine.search.controller import SearchController
+
+    controller = SearchController(game, algorithm=algorithm, tree_size=8)
+    controller.search(iterations=64 if controller.algorithm.mcts else 2000)
+    controller.step()
+    play_first_move(controller)
+
+
+def _move_generation(game: str) -> None:
+    state = state_from_fen(None, game)
+    perft(state, 2)
+    for policy in (UNIFORM, CAPTURE_FIRST):
+        playouts(state, 1, new_rng(0), 20, policy)
+
+
+def parts() -> list[tuple[str, Callable[[], None]]]:
+    """What :func:`warm` compiles, in order: the default opponent in both games (the first
+    game a class plays), move generation and playouts (perft, ``canopy bench``), then
+    every other algorithm."""
+    others = [name for name in ALGORITHMS if name != DEFAULT_ALGORITHM]
+    out: list[tuple[str, Callable[[], None]]] = [
+        (f"{game}: {DEFAULT_ALGORITHM}", _part(game, DEFAULT_ALGORITHM)) for game in GAMES
+    ]
+    for game in GAMES:
+        out.append((f"{game}: move generation and playouts", _movegen_part(game)))
+    out += [(f"{game}: {name}", _part(game, name)) for game in GAMES for name in others]
+    return out
+
+
+def _part(game: str, algorithm: str) -> Callable[[], None]:
+    return lambda: _touch(game, algorithm)
+
+
+def _movegen_part(game: str) -> Callable[[], None]:
+    return lambda: _move_generation(game)
+
+
 def warm(progress: Progress | None = None) -> float:
     """Touch every kernel for both games; return the seconds it took.
 
     ``progress(done, total, label)`` is called before each part (and once at the end with
-    ``done == total``), so a server can tell its first visitors how far a cold start is.
+    ``done == total``), so a server or a terminal can tell how far a cold start is.
     """
-    from engine.search.controller import SearchController
-
     report = progress or (lambda done, total, label: None)
-    total = 2 * (2 + len(ALGORITHMS))
-    done = 0
+    todo = parts()
     start = time.perf_counter()
-    for game in ("chess", "knight"):
-        report(done, total, f"{game}: move generation and playouts")
-        state = state_from_fen(None, game)
-        perft(state, 2)
-        for policy in (UNIFORM, CAPTURE_FIRST):
-            playouts(state, 1, new_rng(0), 20, policy)
-        done += 2
-        for name in ALGORITHMS:
-            report(done, total, f"{game}: {name}")
-            controller = SearchController(game, algorithm=name, tree_size=8)
-            # MCTS iterations each reach a leaf; alpha-beta's "iterations" are nodes, and
-            # 2,000 of them reach its quiescence search
-            controller.search(iterations=64 if controller.algorithm.mcts else 2000)
-            controller.step()
-            play_first_move(controller)
-            done += 1
-    report(total, total, "ready")
+    for done, (label, run) in enumerate(todo):
+        report(done, len(todo), label)
+        run()
+    report(len(todo), len(todo), "ready")
     return time.perf_counter() - start

@@ -13,6 +13,11 @@ threads, so a seeded search repeats exactly), ``movetime_ms``, and
 ``nodes`` (tree nodes in all trees; alphabeta: nodes searched). The node
 *budget* caps each tree's size for the controller's lifetime; reaching it
 stops the search cleanly with ``stop_reason="node budget"``.
+
+The clock starts once the algorithm's kernels are compiled
+(:mod:`engine.search.compiled`), and a search that runs out of time before it has a
+move to play searches on until it has one: a position with legal moves always gets
+a move, however short the think time.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from engine.errors import CanopyError, GameOverError, InvalidParameterError
 from engine.rules.games import get_game, outcome
 from engine.search.algorithm import SearchWorker, Worker
 from engine.search.codes import DONE, EXHAUSTED, FULL, ROOT_TERMINAL, SOLVED, STOPPED
+from engine.search.compiled import ensure_compiled
 from engine.search.evaluation import with_eval
 from engine.search.info import SearchInfo
 from engine.search.registry import DEFAULT_ALGORITHM, get_algorithm, validate_threads
@@ -366,6 +372,7 @@ class SearchController:
         """Publishing thread: start the workers, publish snapshots, collect the end reason."""
         workers = self.workers
         k = len(workers)
+        ensure_compiled(self.algorithm, self.root, self.params)  # off the clock
         base_iterations = self._iterations
         base_elapsed = self._elapsed
         base_counts = [w.iterations for w in workers]
@@ -427,16 +434,15 @@ class SearchController:
         # big tree when it passes, and the kernels would search on until that was done.
         alarm = None
         if deadline is not None:
-            alarm = threading.Timer(max(0.0, deadline - time.perf_counter()), self._raise_stop)
+            alarm = threading.Timer(
+                max(0.0, deadline - time.perf_counter()), self._stop_at_deadline, (finished,)
+            )
             alarm.daemon = True
             alarm.start()
         next_publish = start + self.info_interval
         while not finished.is_set():
             now = time.perf_counter()
-            if deadline is not None and now >= deadline:
-                self._stop[0] = 1
-            wake = next_publish if deadline is None else min(next_publish, deadline)
-            if finished.wait(max(0.0, wake - now)):
+            if finished.wait(max(0.0, next_publish - now)):
                 break
             now = time.perf_counter()
             if now >= next_publish:
@@ -452,8 +458,17 @@ class SearchController:
         self._stop_reason = self._reason(codes, limits, deadline, end)
         self._publish(running=False)
 
-    def _raise_stop(self) -> None:
+    def _stop_at_deadline(self, finished: threading.Event) -> None:
+        """The deadline has passed: stop, once there is a move to play (a search that has
+        none yet goes on until it has one, looking every millisecond)."""
+        while not self._has_move():
+            if finished.wait(0.001):
+                return
         self._stop[0] = 1
+
+    def _has_move(self) -> bool:
+        """Whether a snapshot now would name a best move (a root move to rank)."""
+        return any(w.root_children() for w in self.workers)
 
     def _count(
         self,

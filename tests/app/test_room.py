@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Any
 
@@ -87,10 +88,27 @@ def test_the_warmup_reports_each_part_then_ready(monkeypatch: pytest.MonkeyPatch
     midway = status.to_dict()
     assert midway["ready"] is False
     assert (midway["done"], midway["total"], midway["label"]) == (2, 3, "chess: uct")
+    # the part before the one compiling is done: a game with it need not wait
+    assert midway["compiled"] == ["chess: move generation and playouts"]
     release.set()
     assert finished.wait(10)
     done = status.to_dict()
     assert done["ready"] is True and done["done"] == 3 and done["elapsed_s"] == 1.5
+
+
+def test_the_terminal_hears_of_each_part_as_it_compiles(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    status = Warmup(ready=False)
+    with caplog.at_level(logging.INFO, logger="canopy.app"):
+        status.progress(0, 14, "chess: mcts")
+        status.progress(1, 14, "knight: mcts")
+        status.progress(14, 14, "ready")
+    assert [r.getMessage() for r in caplog.records] == [
+        "compiling the engine: chess: mcts (1/14)",
+        "compiling the engine: knight: mcts (2/14)",
+    ]
+    assert status.to_dict()["compiled"] == ["chess: mcts", "knight: mcts"]
 
 
 def test_a_failed_warmup_is_ready_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:

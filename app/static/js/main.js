@@ -225,7 +225,7 @@ function renderStatus() {
   let text = "";
   let kind = "info";
   let fraction = null;
-  if (warmup && !(game && game.result)) {
+  if (warmup && !(game && (game.result || compiledFor(game)))) {
     const part = warmup.total ? `${warmup.done}/${warmup.total}, ${warmup.label}` : warmup.label;
     text = `Warming up the engine… (${part}) — searches start when it is ready.`;
     kind = "queued";
@@ -265,6 +265,13 @@ function renderStatus() {
   setText($("status-text"), text);
   progress.hidden = fraction === null;
   if (fraction !== null) $("progress-bar").style.setProperty("--fraction", String(fraction));
+}
+
+/** The engine's kernels for this game's algorithm are compiled (the warm-up compiles the
+ * default opponent first, then the others while games go on). */
+function compiledFor(game) {
+  const algorithm = game.settings && game.settings.algorithm;
+  return !!algorithm && (warmup.compiled || []).includes(`${game.game}: ${algorithm}`);
 }
 
 function ordinalText(n) {
