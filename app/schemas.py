@@ -448,16 +448,15 @@ class NodeScoring(BaseModel):
     scored_by: Literal["quiescence", "static", "game over"] | None
     depth: int | None  # the least its search can have had (null: not searched)
     depth_max: int | None  # the most (rescore plies its parent earned since)
-    random_plies: int  # capture_plies played at random before it (a sample)
     expand: Literal["lazy", "evaluate"]
     children: int
     children_scored: int
-    partial: bool  # PARTIAL: the scoring of its children stopped at a refutation
+    partial: bool  # PARTIAL: some children wait to be scored (again), after a refresh
     children_depth: int | None  # what its untried children were scored at (evaluate)
     rescore_plies: int | None  # of which rescore plies
     key: str  # the position's Zobrist key, 16 hex digits
     tt: bool  # the leaf table is on
-    table_depth: int  # the depth of the scores the table keeps (leaf_depth)
+    table_depth: int  # the alpha-beta plies of the scores the table keeps (0: quiescence)
     in_table: bool
     table_score: float | None  # the table's score of the position, as ``score``
 

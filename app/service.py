@@ -143,6 +143,14 @@ class GameService:
         if stored is None:
             raise GameNotFoundError(f"no game with id {gid!r}")
         session = GameSession.from_dict(stored.session)
+        dropped = sorted(
+            set(stored.session["engine"].get("params") or ()) - set(session.engine.params)
+        )
+        if dropped:  # settings retired since the game was stored
+            log.info(
+                "game %s: stored parameters no longer known to %s left out: %s",
+                gid, session.engine.algorithm, ", ".join(dropped),
+            )  # fmt: skip
         await self._make_room()
         game = LiveGame(
             gid,

@@ -7,8 +7,9 @@ after searching the position two plies before and keeping the tree, as in a game
 scores it by Stockfish at a fixed depth against Stockfish's own best move
 (``engine.match.probe``). A quicker, quieter screen than a match for what to match, and
 only a screen: it ranked ``mcts:cut=true`` best of the settings it screened, and ``cut``
-lost its paired matches (docs/results.md, session 28). Strength is quoted only from
-``canopy match``. Timed, so run one probe per core and nothing else beside it::
+lost its paired matches (docs/results.md, code 30bf6f5; the setting has been retired
+since). Strength is quoted only from ``canopy match``. Timed, so run one probe per core
+and nothing else beside it::
 
     .venv/bin/python scripts/probe_moves.py --algo mcts --label mcts-300 \\
         --pgn docs/results/300ms/dev-mcts-root-depth2-seed27.pgn.gz --out /tmp/probe
@@ -24,7 +25,8 @@ more below its own best — the moves a match was lost on — and the run also s
 of those moves the setting plays again. Those positions were chosen by the default's
 mistakes, so a change is ranked by what it mends there, not by what it costs elsewhere:
 ``rescore_visits=8`` repeated fewest of them (172 of 318 against 201) and lost 9 points a
-game in its paired match (docs/results.md, session 57). Probe a control set beside it
+game in its paired match (docs/results.md, code e412672; the setting has been retired since,
+its value fixed at 32). Probe a control set beside it
 (``--every``, the same PGNs) before matching a candidate::
 
     .venv/bin/python scripts/probe_moves.py --lost mcts --min-loss 150 --out /tmp/probe \\

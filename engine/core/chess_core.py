@@ -527,20 +527,6 @@ def make_move(s: np.ndarray, m: int) -> None:
     s[HASH] = h
 
 
-@njit(cache=True, nogil=True)
-def make_null_move(s: np.ndarray) -> None:
-    """Pass the move on ``s`` in place: the other side to move, no en-passant square.
-
-    Not a legal move — null-move pruning asks "if I did nothing, would I still be doing
-    well?" — so the fifty-move clock restarts, which also keeps a repetition search from
-    looking back across the pass (positions before it were reached with another mover)."""
-    s[HASH] ^= ZOBRIST_EP[s[EP]] ^ ZOBRIST_SIDE
-    s[EP] = NO_SQUARE
-    s[HALFMOVE] = U0
-    s[PLY] += U1
-    s[TURN] = U1 - s[TURN]
-
-
 # ---------------------------------------------------------------- end of game
 
 

@@ -20,7 +20,7 @@ import chess.pgn
 from engine.errors import GameOverError, IllegalMoveError
 from engine.play.errors import InvalidSettingError, NothingToUndoError, NotYourTurnError
 from engine.rules.games import Game, get_game, outcome
-from engine.search.registry import DEFAULT_ALGORITHM
+from engine.search.registry import ALGORITHMS, DEFAULT_ALGORITHM
 from engine.search.summary import SearchSummary
 
 Side = Literal["white", "black"]
@@ -87,7 +87,15 @@ class EngineSettings:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EngineSettings:
-        return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
+        """Settings as :meth:`to_dict` stored them, less any parameter their algorithm no
+        longer has: a setting retired since the game was stored would make the search
+        refuse the game, which must stay playable with the others."""
+        fields = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        algorithm = ALGORITHMS.get(fields.get("algorithm", DEFAULT_ALGORITHM))
+        if algorithm is not None and "params" in fields:
+            known = {spec.name for spec in algorithm.params}
+            fields["params"] = {k: v for k, v in dict(fields["params"]).items() if k in known}
+        return cls(**fields)
 
     def updated(self, **changes: Any) -> EngineSettings:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})

@@ -317,9 +317,8 @@ class Algorithm:
 
     # ------------------------------------------------------------ step trace
     @classmethod
-    def expansion_note(cls, new_count: int, params: dict[str, Any]) -> str:
-        """The note of a selection level whose chosen child this iteration created
-        (``params``: the search's, for an algorithm whose note depends on them)."""
+    def expansion_note(cls, new_count: int) -> str:
+        """The note of a selection level whose chosen child this iteration created."""
         if new_count > 1:
             return "all children created, one chosen at random"
         return "a random untried move is added"
@@ -369,18 +368,11 @@ class Algorithm:
         raise NotImplementedError
 
     @classmethod
-    def search_params(cls, params: dict[str, Any], root: np.ndarray) -> dict[str, Any]:
-        """The parameters as a search from ``root`` uses them (the kernel, the step trace
-        and the table's selection scores all read these): ``params`` unless a parameter
-        depends on the position, as ``mcts``'s exploration does on the game's phase."""
-        return params
-
-    @classmethod
     def node_params(cls, params: dict[str, Any], at_root: bool) -> dict[str, Any]:
-        """The parameters the selection rule reads among one node's children (``params``
-        as :meth:`search_params` made them): the same at every node unless an algorithm
-        weighs the root's moves apart, as ``mcts``'s ``c_root`` does — the table and the
-        step view then show the scores the kernel compared."""
+        """The parameters the selection rule reads among one node's children: the same at
+        every node unless an algorithm weighs the root's moves apart, as ``mcts``'s
+        ``c_root`` does — the table and the step view then show the scores the kernel
+        compared."""
         return params
 
     @classmethod

@@ -1,9 +1,5 @@
 """Negamax alpha-beta in numba: transposition table, killer moves, MVV-LVA, quiescence.
 
-With ``stats[PRUNED]`` (``mcts prune=true``) it also extends checks and uses
-principal-variation search, null-move pruning and late-move reductions; the ``alphabeta``
-baseline stays the generic search the seed's claim names.
-
 Used by the ``alphabeta`` baseline (iterative deepening from Python, one
 :func:`search_root` call per depth), as the depth-3 leaf evaluation of ``uct-minimax``
 (:func:`minimax_value`), for ``bfms``'s quiescence leaves (:mod:`engine.search.parts.expand`)
@@ -28,7 +24,7 @@ from numba import njit, types
 
 from engine.core.bits import table_slot
 from engine.core.borrow import borrow
-from engine.core.chess_core import make_null_move, piece_at
+from engine.core.chess_core import piece_at
 from engine.core.games import (
     exchange_balance,
     has_legal_move,
@@ -47,14 +43,11 @@ from engine.core.state import (
     HALFMOVE,
     HAND_EVAL,
     HASH,
-    KING,
     MAX_MOVES,
     ONGOING,
-    PAWN,
     PLY,
     STATE_SIZE,
     TURN,
-    WHITE_BB,
 )
 from engine.search.evaluation import (
     FEATURE_SCRATCH,
@@ -72,14 +65,7 @@ NULL_WINDOW = 1.0e-7
 # stats slots (QCHECKS: the first plies of a quiescence search that also try quiet checks;
 # QPRUNE: whether it skips captures and quiet checks that lose the exchange)
 NODES, ABORTED, NODE_LIMIT, SELDEPTH, HIST_LEN, QCHECKS, QPRUNE = 0, 1, 2, 3, 4, 5, 6
-# PRUNED: whether negamax extends checks and uses principal-variation search, null-move
-# pruning and late-move reductions (chess only; 0 for ``alphabeta``, the generic baseline)
-PRUNED = 7
-#: Null-move pruning's depth reduction: the pass is searched ``NULL_R + 1`` plies shallower.
-NULL_R = 2
-#: Late-move reductions: a quiet move this late in the order (0-based), at a node this
-#: many plies from its horizon or more, is first searched one ply shallower.
-LMR_MOVE, LMR_DEPTH = 3, 3
+STATS_SIZE = 7
 # transposition-table bound flags
 EXACT, LOWER, UPPER = 0, 1, 2
 
@@ -133,7 +119,7 @@ class SearchContext:
         self.tt_score = np.zeros(tt, dtype=np.float64)
         self.tt_depth = np.full(tt, -1, dtype=np.int16)
         self.tt_flag = np.zeros(tt, dtype=np.int8)
-        self.stats = np.zeros(8, dtype=np.int64)
+        self.stats = np.zeros(STATS_SIZE, dtype=np.int64)
         self.stop = np.zeros(1, dtype=np.uint8)
         self.history = np.zeros(1024, dtype=np.uint64)
         self.features = np.zeros(FEATURE_SCRATCH, dtype=np.float64)
@@ -409,54 +395,6 @@ def qsearch(ctx: tuple, ply: int, alpha: float, beta: float, ply_offset: int, qd
 # ---------------------------------------------------------------- negamax
 
 
-@njit(cache=True, nogil=True, inline="always")
-def has_pieces(s: np.ndarray) -> bool:
-    """The side to move has a piece besides its king and pawns: where a pass is no
-    zugzwang risk worth counting (a king-and-pawn ending is full of them)."""
-    own = s[WHITE_BB + np.int64(s[TURN])]
-    return (own & ~(s[PAWN] | s[KING])) != 0
-
-
-@njit(cache=True, nogil=True, inline="always")
-def after_pass(states: np.ndarray, ply: int) -> bool:
-    """The move into ``ply`` was a pass: the same men on the same squares as before it."""
-    return ply > 0 and (
-        states[ply, WHITE_BB] == states[ply - 1, WHITE_BB]
-        and states[ply, WHITE_BB + 1] == states[ply - 1, WHITE_BB + 1]
-    )
-
-
-@njit(cache=True, nogil=True, inline="always")
-def may_pass(ctx: tuple, ply: int, depth: int, alpha: float, beta: float, checked: bool) -> bool:
-    """Whether null-move pruning may try a pass at ``ply``: never in check, at the root,
-    fewer than two plies from the horizon, right after another pass, with a window wider
-    than a null one (the principal variation is searched in full), without a piece
-    besides king and pawns, or when the static evaluation is already below ``beta``."""
-    states = ctx[0]
-    s = states[ply]
-    if checked or ply == 0 or depth < 2 or beta - alpha > 2 * NULL_WINDOW:
-        return False
-    if after_pass(states, ply) or not has_pieces(s):
-        return False
-    return evaluate_cached(ctx, s) >= beta
-
-
-@njit(cache=True, nogil=True, inline="always")
-def reduction(ctx: tuple, ply: int, depth: int, index: int, checked: bool) -> int:
-    """Plies a late-move reduction takes off the move just played into ``states[ply + 1]``
-    (the ``index``-th tried): one for a late quiet move (not a capture, promotion or
-    killer, neither evading nor giving check) far enough from the horizon, else none."""
-    if (
-        depth >= LMR_DEPTH
-        and index >= LMR_MOVE
-        and ctx[2][ply, index] == 0
-        and not checked
-        and not in_check(ctx[0][ply + 1])
-    ):
-        return 1
-    return 0
-
-
 @njit(
     types.float64(
         CONTEXT, types.int64, types.int64, types.float64, types.float64, types.boolean, types.int64
@@ -480,10 +418,6 @@ def negamax(
     code = status(s, n)
     if code != ONGOING:
         return terminal_score(s, code, ply + ply_offset)
-    pruned = stats[PRUNED] != 0 and s[GAME] == CHESS
-    checked = pruned and in_check(s)
-    if checked and ply < MAX_PLY - 1:
-        depth += 1  # check extension: an evasion costs no depth, so a mating net is seen
     if depth <= 0 or ply >= MAX_PLY:
         if quiesce:
             return qsearch(ctx, ply, alpha, beta, ply_offset, 0)
@@ -505,19 +439,6 @@ def negamax(
                 return cached
 
     child = states[ply + 1]
-    if pruned and may_pass(ctx, ply, depth, alpha, beta, checked):
-        # Null-move pruning: if the side to move, passing, still scores beta or more in a
-        # search NULL_R plies shallower, a real move would too (some move is better than
-        # none, outside zugzwang), so the node fails high without trying its moves.
-        child[:] = s
-        make_null_move(child)
-        score = -negamax(
-            ctx, ply + 1, depth - 1 - NULL_R, -beta, -beta + NULL_WINDOW, quiesce, ply_offset
-        )
-        if stats[ABORTED]:
-            return 0.0
-        if score >= beta and score < WIN / 2:
-            return score
     score_moves(s, moves[ply], order[ply], n, hash_move, killers[ply])
     alpha0 = alpha
     best = -INF
@@ -526,20 +447,7 @@ def negamax(
         m = pick_next(moves[ply], order[ply], i, n)
         child[:] = s
         make_move(child, m)
-        if pruned and i > 0:
-            # Principal-variation search: the moves are ordered best first, so a later one
-            # most likely cannot beat alpha — a null window shows it cheaply, one ply
-            # shallower still for a late quiet move (a late-move reduction); only a move
-            # that surprises is searched again, at full depth and then with the window.
-            reduce = reduction(ctx, ply, depth, i, checked)
-            low = -alpha - NULL_WINDOW
-            score = -negamax(ctx, ply + 1, depth - 1 - reduce, low, -alpha, quiesce, ply_offset)
-            if reduce and score > alpha and not stats[ABORTED]:
-                score = -negamax(ctx, ply + 1, depth - 1, low, -alpha, quiesce, ply_offset)
-            if alpha < score < beta and not stats[ABORTED]:
-                score = -negamax(ctx, ply + 1, depth - 1, -beta, -alpha, quiesce, ply_offset)
-        else:
-            score = -negamax(ctx, ply + 1, depth - 1, -beta, -alpha, quiesce, ply_offset)
+        score = -negamax(ctx, ply + 1, depth - 1, -beta, -alpha, quiesce, ply_offset)
         if stats[ABORTED]:
             return 0.0
         if score > best:

@@ -10,22 +10,20 @@ GO_ON = -1  # from a batch guard: nothing stops the next iteration
 MAX_PATH = 1024  # deepest path an iteration may walk (the descent stops there)
 
 # int64 trace slots every iteration writes (``Worker.info``)
-INFO_SIZE = 10
+INFO_SIZE = 9
 T_PATH_LEN, T_FIRST_NEW, T_NEW_COUNT, T_SIM_STATUS, T_SIM_PLIES, T_SIM_WHITE = range(6)
 T_SIM_DEPTH = 6  # mcts: plies of alpha-beta search before the leaf's quiescence search
-T_SIM_RANDOM = 7  # mcts: capture-first plies played at random before that search
 # mcts, a node whose children were scored (an evaluating expansion, a rescore, a resumed
 # scoring): the child whose score became the best in that scoring, i.e. the node's new
 # value (-1: none beat the best scored before it), and how its score came (BEST_*). When
 # tracing, the record holds that child's move and the line its search left.
-T_SIM_BEST = 8
-T_SIM_HOW = 9
+T_SIM_BEST = 7
+T_SIM_HOW = 8
 # BEST_EARLIER: no child scored now beat the best scored earlier; BEST_SEARCHED: an exact
-# search (its line follows the move); BEST_BOUND: a search that only bounded the score (a
-# refutation at alpha-beta's cut); BEST_CACHED: the table of leaf evaluations;
+# search (its line follows the move); BEST_CACHED: the table of leaf evaluations;
 # BEST_TERMINAL: the move ends the game; BEST_MATE: a search that found a forced mate,
 # which proves the child (its line follows the move).
-BEST_EARLIER, BEST_SEARCHED, BEST_BOUND, BEST_CACHED, BEST_TERMINAL, BEST_MATE = range(6)
+BEST_EARLIER, BEST_SEARCHED, BEST_CACHED, BEST_TERMINAL, BEST_MATE = range(5)
 # float64 trace slots (``Worker.finfo``)
 F_REWARD, F_SCORE = 0, 1
 # T_SIM_STATUS beyond the game's own status codes: the leaf was terminal (no simulation),

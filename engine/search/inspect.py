@@ -98,12 +98,10 @@ def proof_fields(stats: ChildStats) -> dict[str, Any]:
     return {"proof": int(stats.proof), "mate": stats.mate if stats.proof else None}
 
 
-def _chosen_by(controller: SearchController, worker: Any, parent: int) -> dict[str, Any]:
-    """The parameters ``parent``'s selection reads, as the kernel does: the position's
-    (``c_endgame`` in an endgame) and the root's own (``c_root``) where they apply."""
-    algorithm = controller.algorithm
-    params = algorithm.search_params(controller.params, worker.root)
-    return algorithm.node_params(params, parent == 0)
+def _chosen_by(controller: SearchController, parent: int) -> dict[str, Any]:
+    """The parameters ``parent``'s selection reads, as the kernel does: the root's own
+    (``c_root``) where they apply."""
+    return controller.algorithm.node_params(controller.params, parent == 0)
 
 
 def selection_terms(
@@ -148,7 +146,7 @@ def node_details(controller: SearchController, node: int) -> dict[str, Any]:
     mover_white = _mover_white(root_white, depth)
     selection = None
     if parent_visits is not None:
-        chosen_by = _chosen_by(controller, worker, parent)
+        chosen_by = _chosen_by(controller, parent)
         selection = {
             "rule": algorithm.selection_rule,
             "formula": algorithm.formula,
@@ -167,7 +165,7 @@ def node_details(controller: SearchController, node: int) -> dict[str, Any]:
     kids = tree.children(node)
     kids.sort(key=lambda k: -int(tree.visits[k]))
     children = []
-    among_kids = _chosen_by(controller, worker, node)  # what selection reads among them
+    among_kids = _chosen_by(controller, node)  # what selection reads among them
     for k in kids[:NODE_CHILDREN]:
         kstats = worker.child_stats(k)
         _, san = san_line(board, [_uci(tree, k)])

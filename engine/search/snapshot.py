@@ -130,7 +130,6 @@ def root_table(
 ) -> tuple[tuple[MoveStats, ...], tuple[ThreadStats, ...]]:
     """Merged root moves (best first by the final-choice rule) and each thread's own table."""
     threads = len(workers)
-    params = algorithm.search_params(params, workers[0].root)
     at_root = algorithm.node_params(params, True)  # what selection reads among these moves
     merged = merge_root_children(workers)
     parent_visits = sum(_root_visits(w) for w in workers)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -131,7 +131,6 @@ def build_trace(
 ) -> StepTrace:
     if not algorithm.tree:
         return _deepening_trace(algorithm, worker, stop, sans, iteration)
-    params = algorithm.search_params(params, worker.root)
     tree = worker.tree
     used = tree.used
     before_visits = tree.visits[:used].copy()
@@ -191,7 +190,7 @@ def _selection(view: StepView) -> list[dict[str, Any]]:
         entry: dict[str, Any] = {**view.name(node), "level": level, "visits": parent_visits}
         if chosen in created:
             entry["rule"] = "expand"
-            entry["note"] = algorithm.expansion_note(len(view.created), view.params)
+            entry["note"] = algorithm.expansion_note(len(view.created))
             entry["chosen"] = view.name(chosen)
             selection.append(entry)
             continue
@@ -226,7 +225,7 @@ def _selection(view: StepView) -> list[dict[str, Any]]:
             sibling["chosen"] = sibling["node"] == chosen
         entry["rule"] = algorithm.selection_rule
         entry["formula"] = algorithm.formula
-        # the weights this node's selection read (c_endgame, c_root change c_puct's value)
+        # the weights this node's selection read (c_root changes c_puct's value)
         entry["params"] = {k: params[k] for k in algorithm.selection_params if k in params}
         entry["value_kind"] = algorithm.value_kind  # "eval": rows carry value; "q": W and Q
         entry["exploit_label"] = algorithm.exploit_label
@@ -353,32 +352,6 @@ def evaluation_simulation(view: StepView) -> dict[str, Any]:
         "values": [{**view.name(n), "value": float(tree.value[n])} for n in view.created],
         "note": f"each new child scored by {how} (mates: 10000 − 10·ply)",
     }
-
-
-def searched_plies(
-    board: chess.Board, before: Sequence[str], moves: Sequence[str], depth: int, extends: bool
-) -> int:
-    """How many of ``moves`` — the line a leaf search of ``depth`` plies left from
-    ``board`` after the moves ``before`` (:func:`engine.search.parts.leaf.window_score`) —
-    its alpha-beta part played before the quiescence search took over: ``depth``, plus
-    one for each position on the way where the side to move was in check when the search
-    ``extends`` checks (chess with ``prune``: an evasion costs no depth); none at depth
-    0, where the quiescence search is the whole search. A line the table cut short may
-    end before either."""
-    if depth <= 0:
-        return 0
-    b = board.copy(stack=False)
-    for uci in before:
-        b.push(chess.Move.from_uci(uci))
-    left = depth
-    for i, uci in enumerate(moves):
-        if extends and b.is_check():
-            left += 1
-        if left <= 0:
-            return i
-        b.push(chess.Move.from_uci(uci))
-        left -= 1
-    return len(moves)
 
 
 SIMULATIONS: dict[str, Callable[[StepView], dict[str, Any]]] = {

@@ -166,29 +166,6 @@ def test_an_mcts_node_frame_says_how_the_node_and_its_children_were_scored(clien
     assert (sc["table_score"] is None) != sc["in_table"]
 
 
-def test_an_mcts_node_frame_names_the_prior_s_killer_and_history_moves(client, connect) -> None:
-    """With the prior's tables on, the root's frame names the quiet moves they hold for its
-    position (legal there: each one's SAN is a child's); off, the lists stay empty."""
-    for params, on in (
-        ({"expand": "lazy", "prior_killer": 50, "prior_history": 50}, True),
-        ({"expand": "lazy"}, False),
-    ):
-        game = new_game(client, human="both", algorithm="mcts", params=params)
-        ws = connect(game)
-        ws.recv()
-        _search(ws, 300)
-        ws.send({"type": "node", "id": 0})
-        root = ws.until(lambda f: f["type"] == "node")
-        sc = root["scoring"]
-        assert (sc["killer_cp"], sc["history_cp"]) == ((50, 50) if on else (0, 0))
-        assert bool(sc["history"]) == on and (sc["killers"] == [] or on)
-        sans = {c["san"] for c in root["children"]}
-        if root["children_total"] <= len(root["children"]):
-            assert {m["san"] for m in sc["history"]} <= sans and set(sc["killers"]) <= sans
-        shares = [m["share"] for m in sc["history"]]
-        assert shares == sorted(shares, reverse=True) and all(0 < s <= 1 for s in shares)
-
-
 def test_spectators_may_inspect_nodes_and_bad_ids_are_refused(client, connect) -> None:
     game = new_game(client, human="both")
     player, watcher = connect(game), connect(game, token=False)

@@ -4,6 +4,7 @@ refuses the request without changing the game."""
 from __future__ import annotations
 
 import contextlib
+import json
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -221,3 +222,30 @@ def test_two_servers_holding_one_game_cannot_overwrite_each_other(settings: Sett
             assert wb.recv()["moves"] == ["e2e4"]
             wb.send({"type": "move", "uci": "e7e5"})
             assert wb.state(lambda f: f["ply"] == 2)["moves"] == ["e2e4", "e7e5"]
+
+
+def test_a_stored_game_with_a_parameter_no_longer_known_loads_and_plays_without_it(
+    settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A game saved when ``mcts`` still had a setting since retired keeps that name in its
+    stored parameters: the game loads without it (said in the log), shows the parameters
+    the engine still has, and the engine plays; a user naming it now is refused."""
+    with running(settings) as client:
+        game = new_game(client, human="white", algorithm="mcts")
+    with contextlib.closing(sqlite3.connect(settings.data_dir / "canopy.db")) as db, db:
+        (engine,) = db.execute("select engine from games where id=?", (game["id"],)).fetchone()
+        stored = json.loads(engine)
+        stored["params"] = {**stored["params"], "centre": 0.0, "capture_plies": 0}
+        db.execute("update games set engine=? where id=?", (json.dumps(stored), game["id"]))
+    with running(settings) as client, caplog.at_level("INFO"):
+        state = game_state(client, game["id"])
+        params = state["settings"]["params"]
+        assert "centre" not in params and "capture_plies" not in params and "c_puct" in params
+        assert "centre" in caplog.text and game["id"] in caplog.text
+        with socket(client, game["ws"]) as ws:
+            assert play(ws, ["e2e4"])["ply"] >= 1
+            assert len(ws.state(lambda f: f["ply"] == 2)["moves"]) == 2  # the engine's reply
+        refused = client.post(
+            "/api/games", json={"human": "white", "algorithm": "mcts", "params": {"centre": 1}}
+        )
+        assert refused.status_code == 400 and "unknown parameter 'centre'" in refused.text

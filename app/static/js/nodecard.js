@@ -31,11 +31,10 @@ export function qText(game, qWhite, q, mover) {
 
 /** A leaf search as the node card names it: "quiescence", "2-ply alpha-beta + quiescence",
  * "1–2-ply …" when the depth is only known within a range. */
-function searchText(leaf, low, high, randomPlies = 0) {
+function searchText(leaf, low, high) {
   const last = leaf === "static" ? "static evaluation" : "quiescence";
   const plies = low === high ? `${low}` : `${low}–${high}`;
-  const search = high ? `${plies}-ply alpha-beta + ${last}` : last;
-  return randomPlies ? `${randomPlies} random plies, then ${search}` : search;
+  return high ? `${plies}-ply alpha-beta + ${last}` : last;
 }
 
 /**
@@ -48,7 +47,7 @@ function scoringRows(sc, sign, whom) {
   const leaf = sc.scored_by === "static" ? "static" : "quiescence";
   if (sc.score === null) rows.push(["own score", "not scored yet"]);
   else if (sc.scored_by === "game over") rows.push(["own score", `${signed(sign * sc.score, 3)} for ${whom} (the game is over here)`]);
-  else rows.push(["own score", `${signed(sign * sc.score, 3)} for ${whom} (${searchText(leaf, sc.depth, sc.depth_max, sc.random_plies)})`, sc.depth === sc.depth_max ? undefined : "its parent's rescore plies may have come after it was scored"]);
+  else rows.push(["own score", `${signed(sign * sc.score, 3)} for ${whom} (${searchText(leaf, sc.depth, sc.depth_max)})`, sc.depth === sc.depth_max ? undefined : "its parent's rescore plies may have come after it was scored"]);
   if (sc.children) {
     let how;
     if (sc.children_depth === null) how = "each when first visited";
@@ -56,7 +55,7 @@ function scoringRows(sc, sign, whom) {
       const rescored = sc.rescore_plies ? ` (${sc.rescore_plies} rescore ${sc.rescore_plies === 1 ? "ply" : "plies"})` : "";
       how = `by ${searchText(leaf, sc.children_depth, sc.children_depth)}${rescored}`;
     }
-    const partial = sc.partial ? " — partial: scoring stopped at a refutation, the rest wait" : "";
+    const partial = sc.partial ? " — partial: the rest wait to be scored (again)" : "";
     rows.push(["children scored", `${sc.children_scored} of ${sc.children}, ${how}${partial}`]);
   }
   let table;
@@ -68,30 +67,7 @@ function scoringRows(sc, sign, whom) {
   }
   else table = "no";
   rows.push(["in leaf table", table, `Zobrist key ${sc.key}`]);
-  const ordering = orderingRow(sc);
-  if (ordering) rows.push(ordering);
   return rows;
-}
-
-/**
- * The prior's killer and history terms (mcts `prior_killer`, `prior_history`): what the
- * tables hold for this position's quiet moves now — the bonus a move expanded from here
- * next would get. Null when both terms are off.
- */
-function orderingRow(sc) {
-  if (!sc.killer_cp && !sc.history_cp) return null;
-  const parts = [];
-  if (sc.killer_cp) {
-    const named = sc.killers.length ? sc.killers.join(", ") : "none yet";
-    parts.push(`killers ${named} (+${Math.round(sc.killer_cp)} cp)`);
-  }
-  if (sc.history_cp) {
-    const named = sc.history.length
-      ? sc.history.map((m) => `${m.san} +${Math.round(m.share * sc.history_cp)} cp`).join(", ")
-      : "nothing yet";
-    parts.push(`history ${named}`);
-  }
-  return ["prior's tables", parts.join(" · "), "quiet moves found best elsewhere in the tree: the centipawns they add to a move's prior gain when its node is expanded now"];
 }
 
 export function createNodeCard(container, { onSelect, onClose }) {

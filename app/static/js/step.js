@@ -247,8 +247,8 @@ export function selectionNotes(listed, rows, shownCount, trimmed, lowerLabel = "
   return notes;
 }
 
-/** The selection weights a level was chosen with: the trace's own (the root's `c_root`,
- * an endgame's `c_endgame` stand in for `c_puct` there) over the game's settings. */
+/** The selection weights a level was chosen with: the trace's own (the root's `c_root`
+ * stands in for `c_puct` there) over the game's settings. */
 function levelParams(level, ctx) {
   return { ...(ctx.params || {}), ...(level.params || {}) };
 }
@@ -471,12 +471,9 @@ function simulationPanel(step, ctx) {
         ];
       }
       const line = formatLine(sim.san || [], step.leaf_fen, { max: 40 });
-      const random = sim.random_plies || 0;
-      const lede = random
-        ? `Instead of a random playout to the end, ${leafLine} is played on for ${random} random ${random === 1 ? "ply" : "plies"} (a capture whenever there is one), and where they stop a quiescence search plays the captures out until the position is quiet, where the evaluation scores it.`
-        : sim.depth
-          ? `Instead of a random playout, ${leafLine} is scored by an alpha-beta search of ${plies(sim.depth)} (the nearer the root, the deeper) and, at its ends, a quiescence search: the captures play out until the position is quiet, where the evaluation scores it.`
-          : `Instead of a random playout, ${leafLine} is scored by a quiescence search: the captures play out until the position is quiet, where the evaluation scores it.`;
+      const lede = sim.depth
+        ? `Instead of a random playout, ${leafLine} is scored by an alpha-beta search of ${plies(sim.depth)} (the nearer the root, the deeper) and, at its ends, a quiescence search: the captures play out until the position is quiet, where the evaluation scores it.`
+        : `Instead of a random playout, ${leafLine} is scored by a quiescence search: the captures play out until the position is quiet, where the evaluation scores it.`;
       return [
         h("p", { class: "lede" }, lede),
         h("p", {}, capitalised(sim.note || "")),
@@ -541,7 +538,6 @@ function decidingLine(sim, step) {
           table: "(from the table: no line)",
           "game over": "(a finished game: no line)",
           earlier: "(scored before this step: no line)",
-          bound: "(a refutation's bound: no exact line)",
         }[sim.best_how];
   const searched = sim.searched_plies || 0;
   const quiet = sans.length - 1 - searched;
@@ -794,8 +790,6 @@ function simulationLine(sim) {
   if (!moves.length || (sim.kind !== "quiescence" && sim.kind !== "evaluation")) return null;
   const shown = moves.length > LINE_ARROWS ? `the first ${LINE_ARROWS} of ${plies(moves.length)}` : plies(moves.length);
   if (sim.expanded) return `the line that decided the leaf's value: its best reply, then that reply's search (${shown})`;
-  const scorer = sim.kind === "quiescence" ? "the quiescence search" : "the static evaluation";
-  if (sim.random_plies) return `from the leaf: ${plies(sim.random_plies)} at random, captures first, then ${scorer} (${shown})`;
   return sim.kind === "quiescence" ? `quiescence line from the leaf (${shown})` : null;
 }
 

@@ -31,16 +31,15 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-import chess
 import numpy as np
 from numba import njit
 
-from engine.core.bits import popcount, table_slot
+from engine.core.bits import table_slot
 from engine.core.borrow import borrow
-from engine.core.convert import board_from_state, legal_move_array, move_to_uci
+from engine.core.convert import move_to_uci
 from engine.core.games import make_move
 from engine.core.prefetch import prefetch
-from engine.core.state import BISHOP, CHESS, GAME, HASH, KNIGHT, MAX_MOVES, QUEEN, ROOK, TURN
+from engine.core.state import HASH, MAX_MOVES
 from engine.search.algorithm import (
     NOT_PROVEN,
     PROVEN_DRAW,
@@ -56,13 +55,11 @@ from engine.search.alphabeta_core import (
     INF,
     MAX_PLY,
     NULL_WINDOW,
-    PRUNED,
     QCHECKS,
     QPRUNE,
     SearchContext,
 )
 from engine.search.codes import (
-    BEST_BOUND,
     BEST_CACHED,
     BEST_EARLIER,
     BEST_MATE,
@@ -84,7 +81,6 @@ from engine.search.codes import (
     T_SIM_DEPTH,
     T_SIM_HOW,
     T_SIM_PLIES,
-    T_SIM_RANDOM,
     T_SIM_STATUS,
 )
 from engine.search.evaluation import SQUASH_CP, WIN, game_value, is_mate_score, mate_plies
@@ -92,26 +88,11 @@ from engine.search.params import ParamSpec
 from engine.search.parts.backup import backup_solver
 from engine.search.parts.expand import expand_with_priors, look, mark_repetition
 from engine.search.parts.implicit import best_evaluated, implicit_value
-from engine.search.parts.leaf import LeafCache, capture_first_score, leaf_score, window_score
+from engine.search.parts.leaf import LeafCache, leaf_score, window_score
 from engine.search.parts.path import HIST_MAX, begin, descend, guard, record_new
-from engine.search.parts.prior import (
-    age_order,
-    history_share,
-    move_gain,
-    new_order_tables,
-    normalise_priors,
-    note_refutation,
-    quiet,
-)
+from engine.search.parts.prior import move_gain, normalise_priors
 from engine.search.parts.pv import PV_PROVEN_FIRST, pv_child
-from engine.search.parts.select import (
-    blended_q,
-    centre_odds,
-    centred,
-    fpu_value,
-    puct_score,
-    select_puct,
-)
+from engine.search.parts.select import blended_q, fpu_value, puct_score, select_puct
 from engine.search.parts.simulate import outcome_reward
 from engine.search.parts.solver import prove
 from engine.search.tree import (
@@ -144,24 +125,18 @@ if TYPE_CHECKING:
 
 # kernel parameter slots
 (K_C, K_ALPHA, K_FPU, K_TEMP, K_UNIFORM, K_QUIESCE) = range(6)
-(K_SOLVER, K_TT, K_MIX, K_DEPTH, K_EVALUATE, K_DEEPEN) = range(6, 12)
-K_CAPTURES, K_CUT, K_ROOT_DEPTH, K_ENDGAME, K_CENTRE, K_C_ROOT = 12, 13, 14, 15, 16, 17
-K_ENDGAME_ROOT, K_RESCORE, K_RESCORE_VISITS, K_PRIOR_BOUND = 18, 19, 20, 21
-K_KILLER, K_HISTORY = 22, 23
-KERNEL_PARAMS = 24
-#: A root with at most this many knights, bishops, rooks and queens (both sides) is an
-#: endgame, where ``c_endgame`` replaces ``c_puct``.
-ENDGAME_PIECES = 6
-#: At most this many plies ``endgame_root`` adds to the root's flow: a fixed depth has no
-#: iterative deepening to order its moves, and in a queen ending with two or three more
-#: plies a single scoring of the root's children took longer than a 300 ms move.
-ENDGAME_ROOT_PLIES = 2
+(K_SOLVER, K_TT, K_MIX, K_EVALUATE, K_ROOT_DEPTH, K_C_ROOT, K_RESCORE) = range(6, 13)
+KERNEL_PARAMS = 13
 #: How far above a draw (an evaluation in [-1, 1]; 0.05 is about 35 cp) a move not yet
 #: proven must be valued for the final choice to prefer it to a proven draw.
 DRAW_MARGIN = 0.05
 #: In a full tree a leaf is re-scored one ply deeper at each visit, up to this many
-#: plies beyond ``leaf_depth`` (deeper still would take longer than a move).
+#: plies beyond its own depth (deeper still would take longer than a move).
 FULL_TREE_PLIES = 4
+#: ``rescore``: the visits at which a node's untried children are first scored again (the
+#: value measured with it; 8 lost 9 points a game in a paired match, docs/results.md,
+#: code e412672).
+RESCORE_VISITS = 32
 #: ``rescore``: each further ply comes at this many times the visits of the one before.
 RESCORE_GROWTH = 4
 
@@ -184,17 +159,14 @@ def expand(
     uniform: bool,
     mix: float,
     solver: bool,
-    order: tuple,
-    kparams: np.ndarray,
 ) -> bool:
     """Create ``node``'s children with their priors; True if that proved ``node``
     (a child ends the game in a win for its mover: a mate in one)."""
     s, moves, child_state, child_moves, _hist, _record, _path, info, _finfo, _keys = scratch
     first_new = tree[META][USED]
     count = expand_with_priors(
-        tree, node, s, moves, child_state, child_moves, temperature, uniform, mix,
-        order, kparams[K_KILLER], kparams[K_HISTORY],
-    )  # fmt: skip
+        tree, node, s, moves, child_state, child_moves, temperature, uniform, mix
+    )
     record_new(info, first_new, count)
     flags = tree[FLAGS]
     child = tree[FIRST_CHILD][node]
@@ -206,44 +178,22 @@ def expand(
 
 
 @njit(cache=True, nogil=True)
-def search_depth(kparams: np.ndarray, ply: int, s: np.ndarray) -> int:
+def search_depth(kparams: np.ndarray, ply: int) -> int:
     """Plies of alpha-beta search before the quiescence search for a node ``ply`` plies
-    below the root, in position ``s`` (the node's own, or its parent's when its
-    siblings are scored together): ``leaf_depth``, or more near the root when
-    ``root_depth`` lets the depth flow down the tree (``root_depth − ply``, Scorpio's
-    hybrid) — the few nodes near the root, where a missed quiet tactic costs the game,
-    are searched as an alpha-beta search of that depth would, the many deep ones stay
-    cheap. ``endgame`` adds ``endgame − pieces`` plies when fewer pieces (knights,
-    bishops, rooks, queens of both sides) remain: a king walk or a pawn race is decided
-    many plies on, the branching factor is small and the shared transposition table
-    makes such searches cheap, while the tree itself shares nothing between move orders.
-    ``endgame_root`` adds up to :data:`ENDGAME_ROOT_PLIES` of those plies to the flow from
-    the root instead, so only the searches near the root deepen."""
-    endgame_root, endgame = np.int64(kparams[K_ENDGAME_ROOT]), np.int64(kparams[K_ENDGAME])
-    left = np.int64(pieces(s)) if endgame_root > 0 or endgame > 0 else 0
-    flow = np.int64(kparams[K_ROOT_DEPTH])
-    if endgame_root > 0:
-        flow += min(ENDGAME_ROOT_PLIES, max(0, int(endgame_root - left)))
-    depth = max(np.int64(kparams[K_DEPTH]), flow - ply)
-    if endgame > 0:
-        depth += max(0, int(endgame - left))
-    return depth
-
-
-@njit(cache=True, nogil=True)
-def pieces(s: np.ndarray) -> int:
-    """Knights, bishops, rooks and queens of both sides: how far into the endgame ``s``
-    is, for ``endgame`` and ``c_endgame``."""
-    return popcount(s[KNIGHT] | s[BISHOP] | s[ROOK] | s[QUEEN])
+    below the root: ``root_depth − ply`` while that is positive, so the depth flows down
+    the tree from the root (Scorpio's hybrid) — the few nodes near the root, where a
+    missed quiet tactic costs the game, are searched as an alpha-beta search of that
+    depth would, the many deep ones by the quiescence search alone and stay cheap."""
+    return max(0, np.int64(kparams[K_ROOT_DEPTH]) - ply)
 
 
 @njit(cache=True, nogil=True)
 def visit_plies(kparams: np.ndarray, visits: int) -> int:
     """Plies ``rescore`` adds to the searches that score the children of a node with
-    ``visits`` visits: one from ``rescore_visits`` on, one more at each
+    ``visits`` visits: one from :data:`RESCORE_VISITS` on, one more at each
     :data:`RESCORE_GROWTH` times as many, ``rescore`` at most (0: off)."""
     most = np.int64(kparams[K_RESCORE])
-    mark = np.int64(kparams[K_RESCORE_VISITS])
+    mark = np.int64(RESCORE_VISITS)
     plies = 0
     while plies < most and visits >= mark:
         plies += 1
@@ -252,14 +202,14 @@ def visit_plies(kparams: np.ndarray, visits: int) -> int:
 
 
 @njit(cache=True, nogil=True)
-def children_depth(tree: tuple, node: int, kparams: np.ndarray, s: np.ndarray) -> int:
-    """Plies of alpha-beta search that score ``node``'s children now, in position ``s``:
+def children_depth(tree: tuple, node: int, kparams: np.ndarray) -> int:
+    """Plies of alpha-beta search that score ``node``'s children now:
     what :func:`search_depth` gives a node one ply below ``node``, plus the plies
     ``rescore`` has earned ``node`` with its visits (:func:`visit_plies`). The scoring
     itself (:func:`score_children`), the step view's report of it and the depth a child's
     own re-search counts on from all read it here, so the three cannot disagree."""
     ply = tree[DEPTH][node] + 1
-    return search_depth(kparams, ply, s) + visit_plies(kparams, tree[VISITS][node])
+    return search_depth(kparams, ply) + visit_plies(kparams, tree[VISITS][node])
 
 
 @njit(cache=True, nogil=True)
@@ -304,8 +254,7 @@ def value_cp(value: float) -> float:
 def refutation_bound(tree: tuple, node: int) -> float:
     """The score, for the side to move at ``node``, from which a reply refutes the move
     into ``node``: its chooser then has a sibling at least as good (``-max`` of the
-    siblings' values; +inf at the root or without an evaluated sibling). An alpha-beta
-    search stops at a cut node there too: one refutation is enough."""
+    siblings' values; +inf at the root or without an evaluated sibling)."""
     if node == ROOT:
         return INF
     flags, value, outcome = tree[FLAGS], tree[VALUE], tree[OUTCOME]
@@ -329,7 +278,6 @@ def expand_evaluating(
     cache_keys: np.ndarray,
     cache_scores: np.ndarray,
     kparams: np.ndarray,
-    order: tuple,
 ) -> int:
     """Create ``node``'s children and score them now (:func:`score_children`, in the
     order of their move-ordering priors): 1 if that proved ``node``, 0 if not, -1 if the
@@ -337,9 +285,8 @@ def expand_evaluating(
     s, moves, child_state, child_moves, _hist, _record, _path, info, _finfo, _keys = scratch
     first_new = tree[META][USED]
     count = expand_with_priors(
-        tree, node, s, moves, child_state, child_moves, kparams[K_TEMP], False, 0.0,
-        order, kparams[K_KILLER], kparams[K_HISTORY],
-    )  # fmt: skip
+        tree, node, s, moves, child_state, child_moves, kparams[K_TEMP], False, 0.0
+    )
     record_new(info, first_new, count)
     children = child_list(tree, node, count)
     ranks = np.empty(count, dtype=np.float64)
@@ -401,9 +348,10 @@ def resume_scoring(
     cache_scores: np.ndarray,
     kparams: np.ndarray,
 ) -> int:
-    """A cut node whose refutation failed: score its other children (captures and the
-    rest in the order of their move-ordering gains), as alpha-beta tries the next move
-    when the first did not cut. Returns as :func:`expand_evaluating`."""
+    """A node whose children are not all scored (``refresh`` cleared the scores of some,
+    or the stop flag cut their scoring short) and whose best scored reply does not refute
+    the move into it: score the others (captures and the rest in the order of their
+    move-ordering gains). Returns as :func:`expand_evaluating`."""
     s, _moves, child_state, _cm, _hist, _record, _path, _info, _finfo, _keys = scratch
     children = all_children(tree, node)
     count = children.shape[0]
@@ -513,7 +461,7 @@ def note_best(
         return
     record[0] = tree[MOVE][child]
     plies = 0
-    if how in (BEST_SEARCHED, BEST_BOUND, BEST_MATE):
+    if how in (BEST_SEARCHED, BEST_MATE):
         plies = min(ctx[5][0], record.shape[0] - 1)
         record[1 : 1 + plies] = ctx[4][0, :plies]
     info[T_SIM_PLIES] = 1 + plies
@@ -534,19 +482,15 @@ def score_children(
 ) -> int:
     """Score ``node``'s children not scored yet, lowest ``ranks`` first: 1 if that proved
     ``node``, 0 if not, -1 if the stop flag cut a search short (the children left
-    unscored are scored when the search comes back, as after a cut).
+    unscored are scored when the search comes back: :func:`resume_scoring`).
 
     The children are searched as a principal-variation search does: the first exactly,
     each later one first with a null window at the best score so far — a move that
     cannot beat it keeps the bound that proved so (an optimistic value: the true one is
     no higher), one that can is searched again exactly. The node's minimax value is
-    exact either way, at the cost of about one alpha-beta search of ``leaf_depth + 1``
-    plies instead of a full search per child. With ``cut`` the scoring stops at the first
-    reply that refutes the move into ``node`` (:func:`refutation_bound`) and the node is
-    marked ``PARTIAL``. The priors are then a softmax of the children's scores (a child
-    not scored yet: the uniform share alone), a child this scoring only bounded by its
-    null window counted ``prior_bound`` centipawns lower: its bound says no more than
-    "no better than the best so far", and taken as a score it ties with that best.
+    exact either way, at the cost of about one alpha-beta search a ply deeper than the
+    children's instead of a full search per child. The priors are then a softmax of the
+    children's scores.
 
     The child whose score becomes the best is noted for the step trace
     (:func:`note_best`): at the end, the one whose score is the node's new value."""
@@ -556,19 +500,16 @@ def score_children(
     solver, use_cache = kparams[K_SOLVER] != 0.0, kparams[K_TT] != 0.0
     flags, value, prior = tree[FLAGS], tree[VALUE], tree[PRIOR]
     ply = tree[DEPTH][node] + 1
-    depth = children_depth(tree, node, kparams, s)
-    # The table holds scores of the base depth: a deeper search neither reads nor fills it.
-    use_cache = use_cache and depth == np.int64(kparams[K_DEPTH])
+    depth = children_depth(tree, node, kparams)
+    # The table holds quiescence scores (no alpha-beta plies): a deeper search neither
+    # reads nor fills it.
+    use_cache = use_cache and depth == 0
     best = best_scored(tree, node)  # the best score so far, for the side choosing at node
-    beta = refutation_bound(tree, node) if kparams[K_CUT] != 0.0 else INF
     flags[node] |= PARTIAL  # until every child is scored
     order = np.argsort(ranks, kind="mergesort")
-    bounded = np.zeros(children.shape[0], dtype=np.bool_)  # failed its null window here
     ahead = np.empty_like(child_state)
     ready = NONE  # the child whose position ``ahead`` holds (its table slot prefetched)
     for i in range(order.shape[0]):
-        if best >= beta:
-            break  # refuted: the rest stay unscored until the refutation fails
         child = children[order[i]]
         if flags[child] & EVALUATED:
             continue
@@ -598,16 +539,13 @@ def score_children(
         else:
             if use_cache:  # the table's read for the next child waits on memory meanwhile
                 ready = prefetch_next(tree, s, children, order, i + 1, ahead, cache_keys)
-            # Windows for the child's mover: a score of ours at or above ``beta``
-            # refutes the move into ``node`` however much above it is (its mover's at or
-            # below ``-beta``), so no search looks further down than that.
             searched = best == -INF
             low, high = -best - NULL_WINDOW, -best
             if not searched:  # can it beat the best so far? (its mover's score below -best)
                 to_move = window_score(ctx, child_state, quiesce, depth, low, high, ply)
                 searched = to_move < -best
             if searched:
-                low, high = -beta, INF if best == -INF else -best
+                low, high = -INF, INF if best == -INF else -best
                 to_move = window_score(ctx, child_state, quiesce, depth, low, high, ply)
             if ctx[11][ABORTED]:
                 return -1
@@ -618,8 +556,8 @@ def score_children(
                     note_best(tree, child, BEST_MATE, ctx, record, info)
                 continue
             exact = low < to_move < high
-            how = BEST_SEARCHED if exact else BEST_BOUND
-            bounded[order[i]] = not searched
+            # (a bound is never above the best so far: only an exact score becomes the best)
+            how = BEST_SEARCHED
             to_move = min(1.0, max(-1.0, to_move))
             score = -to_move
             if exact and use_cache:
@@ -631,44 +569,15 @@ def score_children(
         if score > best:
             best = score
             note_best(tree, child, how, ctx, record, info)
-    whole = True
-    for child in children:
-        if not (flags[child] & EVALUATED):
-            whole = False
-    if whole:
-        flags[node] &= ~PARTIAL
+    flags[node] &= ~PARTIAL  # every child is scored now
     if not uniform:  # the prior: a softmax of the children's scores, in centipawns
-        below = kparams[K_PRIOR_BOUND]
-        for k in range(children.shape[0]):  # a child not scored yet: the uniform share alone
-            child = children[k]
-            if not (flags[child] & EVALUATED):
-                prior[child] = -INF
-                continue
+        for child in children:
             prior[child] = value_cp(min(1.0, max(-1.0, value[child])))
-            if bounded[k]:
-                prior[child] -= below
     normalise_priors(tree, node, temperature, uniform, mix)
     if solver and prove(tree, node):
         return 1
     implicit_value(tree, node)
     return 0
-
-
-@njit(cache=True, nogil=True)
-def note_scored(order: tuple, tree: tuple, node: int, expanded: bool, turn: int) -> None:
-    """Feed the prior's killer and history tables the refutation an iteration found.
-    ``expanded``: ``node``'s children were just scored, and the best of them (a move by
-    ``turn``, the side to move at ``node``) refutes its position. Otherwise ``node`` was
-    scored itself, and counts if that makes it the best reply in its parent's position
-    (its mover is the other side)."""
-    if expanded:
-        best = best_evaluated(tree, node)
-        if best != NONE:
-            note_refutation(order, tree, best, turn)
-        return
-    parent = tree[PARENT][node]
-    if parent != NONE and best_evaluated(tree, parent) == node:
-        note_refutation(order, tree, node, 1 - turn)
 
 
 @njit(cache=True, nogil=True)
@@ -681,29 +590,24 @@ def mcts_iteration(
     cache_scores: np.ndarray,
     kparams: np.ndarray,
     full: bool,
-    rng: np.ndarray,
-    order: tuple,
 ) -> bool:
     """One iteration; False when the stop flag cut the leaf's search (nothing backed up).
 
     ``full``: the tree is at its node budget, so a leaf that would be expanded is
     searched again one ply deeper instead (up to :data:`FULL_TREE_PLIES`) — the search
     goes on sharpening the leaves it has rather than stopping."""
-    s, moves, t, _cm, _hist, record, path, info, finfo, keys = scratch
+    s, moves, _t, _cm, _hist, record, path, info, finfo, keys = scratch
     c_puct, alpha, fpu = kparams[K_C], kparams[K_ALPHA], kparams[K_FPU]
     temperature, mix = kparams[K_TEMP], kparams[K_MIX]
     uniform, quiesce = kparams[K_UNIFORM] != 0.0, kparams[K_QUIESCE] != 0.0
     solver, use_cache = kparams[K_SOLVER] != 0.0, kparams[K_TT] != 0.0
-    depth = np.int64(kparams[K_DEPTH])
     evaluate_all = kparams[K_EVALUATE] != 0.0
-    deepen = np.int64(kparams[K_DEEPEN])
     expanded = False
     rescored = False  # (rescore) a node with children had its untried children scored again
-    rescore = False
+    deeper = False  # a full tree's leaf visited again: searched deeper, not expanded
     # Scorings a node has had before its first visit: an evaluating expansion scores
     # every child when their parent is expanded, a lazy one scores a leaf at its first
-    # visit. A node visited again is scored deeper while it has had no more than
-    # ``deepen`` scorings, one ply deeper each time; then it is expanded.
+    # visit. A full tree's leaf is scored one ply deeper at each scoring.
     scored_unvisited = 1 if evaluate_all else 0
     flags = tree[FLAGS]
     length = begin(root, s, path, info, keys)
@@ -715,13 +619,9 @@ def mcts_iteration(
         f = flags[node]
         if f & (PROVEN | TERMINAL) or not (f & EVALUATED):
             break  # a known result, or a leaf to evaluate
-        if (
-            tree[FIRST_CHILD][node] == NONE
-            and node != ROOT
-            and (full or tree[VISITS][node] + scored_unvisited <= deepen)
-        ):
-            rescore = True
-            break  # visited again before its expansion (or no room for it): search deeper
+        if full and tree[FIRST_CHILD][node] == NONE and node != ROOT:
+            deeper = True
+            break  # no room for its expansion: search it deeper
         if tree[FIRST_CHILD][node] == NONE:
             if tree[NUM_LEGAL][node] == UNKNOWN and look(
                 tree, node, s, moves, keys, HIST_MAX + length - 1
@@ -730,13 +630,13 @@ def mcts_iteration(
                 break
             if evaluate_all:
                 done = expand_evaluating(
-                    tree, node, length, scratch, ctx, cache_keys, cache_scores, kparams, order
+                    tree, node, length, scratch, ctx, cache_keys, cache_scores, kparams
                 )
                 if done < 0:
                     return False
                 expanded = True
                 break  # the node's children scored: its new minimax value is backed up
-            if expand(tree, node, scratch, temperature, uniform, mix, solver, order, kparams):
+            if expand(tree, node, scratch, temperature, uniform, mix, solver):
                 break  # proven by a child that ends the game
         elif rescore_due(tree, node, kparams):
             done = rescore_children(
@@ -755,25 +655,24 @@ def mcts_iteration(
             expanded = True
             break  # its other replies scored: its new minimax value is backed up
         c = kparams[K_C_ROOT] if node == ROOT and kparams[K_C_ROOT] > 0.0 else c_puct
-        child = select_puct(tree, node, c, alpha, fpu, solver, kparams[K_CENTRE])
+        child = select_puct(tree, node, c, alpha, fpu, solver)
         if child == NONE:
             break
         node = child
         length = descend(tree, node, s, path, length, keys)
     info[T_PATH_LEN] = length
-    info[T_SIM_RANDOM] = 0
     # the depth of the leaf's search, or of its children's when it was expanded
-    own = search_depth(kparams, tree[DEPTH][node], s)  # the leaf's own depth, no rescore
+    own = search_depth(kparams, tree[DEPTH][node])  # the leaf's own depth, no rescore
     if expanded:
-        leaf_depth = children_depth(tree, node, kparams, s)
-    elif rescore and evaluate_all:
+        depth = children_depth(tree, node, kparams)
+    elif deeper and evaluate_all:
         # Count on from the depth of the score it replaces: its parent scored it with the
         # parent's rescore plies already (the parent's visits only grow, so the re-search
         # is never shallower than that score, and each visit adds one).
-        leaf_depth = children_depth(tree, tree[PARENT][node], kparams, s)
+        depth = children_depth(tree, tree[PARENT][node], kparams)
     else:
-        leaf_depth = own
-    info[T_SIM_DEPTH] = leaf_depth
+        depth = own
+    info[T_SIM_DEPTH] = depth
     f = flags[node]
     if not (f & (PROVEN | TERMINAL | EVALUATED)) and tree[NUM_LEGAL][node] == UNKNOWN:
         look(tree, node, s, moves, keys, HIST_MAX + length - 1)  # is the game over here?
@@ -789,30 +688,21 @@ def mcts_iteration(
         reward = outcome_reward(tree[OUTCOME][node])
         score = float(tree[OUTCOME][node])
         info[T_SIM_STATUS] = SIM_TERMINAL
-    elif f & EVALUATED and not rescore:  # every child proven lost, the node not yet
+    elif f & EVALUATED and not deeper:  # every child proven lost, the node not yet
         reward = tree[VALUE_SUM][node] / max(1, tree[VISITS][node])  # its mean stands
         score = 2.0 * reward - 1.0
         info[T_SIM_STATUS] = SIM_CACHED
-    else:  # a new leaf, or (deepen) one visited again before its expansion, one ply deeper
-        if leaf_depth != depth:  # (not expanded here: the leaf's own depth)
-            use_cache = False  # the table holds scores of the base depth only
-        if rescore:  # one ply deeper for each scoring it has had; a full tree's capped
-            extra = leaf_depth - own + tree[VISITS][node] + scored_unvisited
-            leaf_depth = own + (min(extra, max(FULL_TREE_PLIES, deepen)) if full else extra)
-        info[T_SIM_DEPTH] = leaf_depth
-        random_plies = 0 if rescore else np.int64(kparams[K_CAPTURES])
-        played = 0
-        if random_plies:  # a sample: the table neither answers nor keeps it
-            to_move, played = capture_first_score(
-                ctx, s, t, moves, record, rng, random_plies, quiesce, leaf_depth,
-                tree[DEPTH][node],
-            )  # fmt: skip
-            cached = False
-        else:  # a deeper score must not read the table's shallower one, nor be stored in it
-            to_move, cached = leaf_score(
-                ctx, s, quiesce, leaf_depth, cache_keys, cache_scores,
-                use_cache and not rescore, tree[DEPTH][node],
-            )  # fmt: skip
+    else:  # a new leaf, or a full tree's leaf visited again, one ply deeper
+        if deeper:  # one ply deeper for each scoring it has had, capped
+            extra = depth - own + tree[VISITS][node] + scored_unvisited
+            depth = own + min(extra, FULL_TREE_PLIES)
+        info[T_SIM_DEPTH] = depth
+        # The table holds quiescence scores only: a deeper score must not read the
+        # table's shallower one, nor be stored in it.
+        to_move, cached = leaf_score(
+            ctx, s, quiesce, depth, cache_keys, cache_scores,
+            use_cache and own == 0 and not deeper, tree[DEPTH][node],
+        )  # fmt: skip
         if ctx[11][ABORTED]:
             return False
         score = -to_move  # for the side that moved into the leaf
@@ -821,15 +711,11 @@ def mcts_iteration(
         flags[node] |= EVALUATED
         reward = 0.5 * (1.0 + score)
         info[T_SIM_STATUS] = SIM_CACHED if cached else 0
-        played = min(played, record.shape[0])
-        plies = min(ctx[5][0], record.shape[0] - played)
-        record[played : played + plies] = ctx[4][0, :plies]
-        info[T_SIM_PLIES] = played + plies
-        info[T_SIM_RANDOM] = played
+        plies = min(ctx[5][0], record.shape[0])
+        record[:plies] = ctx[4][0, :plies]
+        info[T_SIM_PLIES] = plies
     finfo[F_REWARD] = reward
     finfo[F_SCORE] = score
-    if kparams[K_KILLER] != 0.0 or kparams[K_HISTORY] != 0.0:
-        note_scored(order, tree, node, expanded, np.int64(s[TURN]))
     backup_solver(tree, path, length, reward, solver)
     return True
 
@@ -844,7 +730,6 @@ def complete_proof(
     cache_scores: np.ndarray,
     kparams: np.ndarray,
     stop: np.ndarray,
-    order: tuple,
 ) -> None:
     """Expand the proven line from a proven root down to the game's end.
 
@@ -874,7 +759,7 @@ def complete_proof(
                 return
             if (
                 expand_evaluating(
-                    tree, node, length, scratch, ctx, cache_keys, cache_scores, kparams, order
+                    tree, node, length, scratch, ctx, cache_keys, cache_scores, kparams
                 )
                 < 0
                 or first_child[node] == NONE
@@ -885,9 +770,9 @@ def complete_proof(
 
 
 @njit(cache=True, nogil=True)
-def refresh_reused(tree: tuple, root: np.ndarray, kparams: np.ndarray) -> int:
+def refresh_reused(tree: tuple, kparams: np.ndarray) -> int:
     """After a move, let the reused tree's nodes near the new root be scored again at the
-    depth the root's flow (``root_depth``, ``endgame_root``) gives them now: each was
+    depth the root's flow (``root_depth``) gives them now: each was
     scored two plies further from the root, by a shallower search (the new root's
     children by the quiescence search alone with ``root_depth = 3``, where a fresh tree
     scores them by 2-ply searches). A childless node on such a ply loses its score and
@@ -896,13 +781,12 @@ def refresh_reused(tree: tuple, root: np.ndarray, kparams: np.ndarray) -> int:
     with children keeps the value its subtree backed up, a proof its proof. Returns the
     nodes cleared."""
     flags, first_child, next_sibling = tree[FLAGS], tree[FIRST_CHILD], tree[NEXT_SIBLING]
-    base = np.int64(kparams[K_DEPTH])
     parents = np.empty(tree[META][USED], dtype=np.int64)  # one ply's nodes with children
     below = np.empty_like(parents)  # the next ply's
     parents[0] = ROOT
     count, cleared = 1, 0
     ply = 1
-    while count > 0 and search_depth(kparams, ply, root) > base:
+    while count > 0 and search_depth(kparams, ply) > 0:
         found = 0
         for i in range(count):
             parent = parents[i]
@@ -935,8 +819,6 @@ def mcts_run(
     max_iters: int,
     stop: np.ndarray,
     full: bool,
-    rng: np.ndarray,
-    order: tuple,
 ) -> tuple[int, int]:
     """Up to ``max_iters`` iterations; stops early on the stop flag, a full tree (unless
     ``full`` says it is at its budget: then no node is added), or a root whose value is
@@ -944,7 +826,7 @@ def mcts_run(
     # Borrowed views (engine.core.borrow): nothing below counts references to them.
     tree, root, scratch, ctx = borrow(tree), borrow(root), borrow(scratch), borrow(ctx)
     cache_keys, cache_scores, kparams = borrow(cache_keys), borrow(cache_scores), borrow(kparams)
-    stop, rng, order = borrow(stop), borrow(rng), borrow(order)
+    stop = borrow(stop)
     # a root not yet expanded needs room even in a full tree
     room = 0 if full and tree[FIRST_CHILD][ROOT] != NONE else MAX_MOVES
     for it in range(max_iters):
@@ -953,13 +835,9 @@ def mcts_run(
             return it, code
         if tree[FLAGS][ROOT] & PROVEN:
             if kparams[K_SOLVER] != 0.0:
-                complete_proof(
-                    tree, root, scratch, ctx, cache_keys, cache_scores, kparams, stop, order
-                )
+                complete_proof(tree, root, scratch, ctx, cache_keys, cache_scores, kparams, stop)
             return it, SOLVED
-        if not mcts_iteration(
-            tree, root, scratch, ctx, cache_keys, cache_scores, kparams, full, rng, order
-        ):
+        if not mcts_iteration(tree, root, scratch, ctx, cache_keys, cache_scores, kparams, full):
             return it, STOPPED
     return max_iters, DONE
 
@@ -969,15 +847,13 @@ class MCTSScratch:
     table of leaf scores."""
 
     def __init__(self, tt_mb: float) -> None:
-        self.search = SearchContext(tt_bits=18)  # for leaf_depth > 0 (qsearch keeps none)
+        # its table serves the alpha-beta searches (root_depth, rescore; qsearch keeps none)
+        self.search = SearchContext(tt_bits=18)
         self.cache = LeafCache(tt_mb)
-        self.order = new_order_tables()  # the prior's history and killer tables
 
     @property
     def memory_bytes(self) -> int:
-        return (
-            self.search.memory_bytes + self.cache.memory_bytes + sum(a.nbytes for a in self.order)
-        )
+        return self.search.memory_bytes + self.cache.memory_bytes
 
 
 @dataclass(frozen=True)
@@ -989,7 +865,6 @@ class MCTSChildStats(ChildStats):
     prior: float = 0.0
     urgency: float = 0.5
     evaluated_unvisited: bool = False
-    odds: float = 1.0  # what its chooser's values are centred on (``centre``)
 
     @property
     def evaluated(self) -> bool:
@@ -1005,9 +880,8 @@ class MCTSWorker(Worker):
 
     def advance(self, move: int) -> bool:
         reused = super().advance(move)
-        age_order(self.extra.order, 1)
         if reused and self.params["refresh"] and self.params["expand"] == "evaluate":
-            refresh_reused(self.tree.arrays, self.root, self.kparams)
+            refresh_reused(self.tree.arrays, self.kparams)
         return reused
 
     def child_stats(self, node: int) -> ChildStats:
@@ -1018,15 +892,13 @@ class MCTSWorker(Worker):
             proof = {1: PROVEN_WIN, -1: PROVEN_LOSS}.get(int(t.outcome[node]), PROVEN_DRAW)
             mate = mate_plies(stats.value) if is_mate_score(stats.value) else None
         parent = int(t.parent[node])
-        urgency, odds = 0.5, 1.0
+        urgency = 0.5
         if parent != NONE:
-            odds = float(centre_odds(t.arrays, parent, self.params["centre"]))
-            urgency = float(fpu_value(t.arrays, parent, self.params["fpu"], odds))
+            urgency = float(fpu_value(t.arrays, parent, self.params["fpu"]))
         return MCTSChildStats(
             **{**stats.__dict__, "proof": proof, "mate": mate},
             prior=float(t.prior[node]),
             urgency=urgency,
-            odds=odds,
             evaluated_unvisited=bool(t.flags[node] & EVALUATED) and stats.visits == 0,
         )
 
@@ -1035,7 +907,6 @@ class MCTSWorker(Worker):
 BEST_HOWS = {
     BEST_EARLIER: "earlier",
     BEST_SEARCHED: "searched",
-    BEST_BOUND: "bound",
     BEST_CACHED: "table",
     BEST_TERMINAL: "game over",
     BEST_MATE: "mate",
@@ -1066,8 +937,6 @@ def deciding_note(how: int, reply: str, depth: int, plies: int, short: int, visi
         f"search played out ({searched}){cut}",
         BEST_MATE: f"The best reply, {reply}, mates: its search found the forced mate shown, "
         f"which proves it{cut}",
-        BEST_BOUND: f"The best reply, {reply}, refutes the move into the leaf: its search only "
-        "bounded its score (alpha-beta's cut), so it has no exact line",
         BEST_CACHED: f"The best reply, {reply}, had its score in the table of leaf evaluations "
         "(a transposition), so it has no line",
         BEST_TERMINAL: f"The best reply, {reply}, ends the game: its result is its score, with "
@@ -1101,33 +970,17 @@ def proof_rank(child: ChildStats) -> int:
 # ---------------------------------------------------------------- the node card
 
 
-def node_positions(worker: Worker, node: int) -> tuple[np.ndarray, np.ndarray | None]:
-    """``node``'s position and its parent's (None at the root), replayed from the
-    worker's root by the engine's own move function: the tree keeps no position and no
-    Zobrist key per node, and one node's path is a few moves (the card asks for one)."""
-    tree = worker.tree
+def node_position(worker: Worker, node: int) -> np.ndarray:
+    """``node``'s position, replayed from the worker's root by the engine's own move
+    function: the tree keeps no position and no Zobrist key per node, and one node's
+    path is a few moves (the card asks for one)."""
     s = worker.root.copy()
-    parent: np.ndarray | None = None
-    for n in tree.path(node):
-        parent = s.copy()
-        make_move(s, int(tree.move[n]))
-    return s, parent
+    for n in worker.tree.path(node):
+        make_move(s, int(worker.tree.move[n]))
+    return s
 
 
-def rescored_leaf(own: int, extra: int, scorings: int, deepen: int, full: bool) -> int:
-    """The depth of a childless leaf's re-search on a visit (:func:`mcts_iteration`:
-    ``deepen``, or a full tree), ``extra`` plies beyond ``own`` before the cap, the leaf
-    having had ``scorings`` scorings before it (what the kernel compares with ``deepen``):
-    past ``deepen``'s share only a full tree re-searches a leaf, and it caps the plies at
-    :data:`FULL_TREE_PLIES` (or ``deepen``); within it, ``full`` (the tree now) decides."""
-    if scorings > deepen or full:
-        return own + min(extra, max(FULL_TREE_PLIES, deepen))
-    return own + extra
-
-
-def own_depths(
-    worker: Worker, node: int, s: np.ndarray, parent_s: np.ndarray | None
-) -> tuple[int, int]:
+def own_depths(worker: Worker, node: int) -> tuple[int, int]:
     """The lowest and the highest number of alpha-beta plies (before the quiescence
     search or the evaluation) the search that gave ``node`` its present score can have
     had, by the rules :func:`mcts_iteration` and :func:`score_children` follow; the tree
@@ -1144,36 +997,30 @@ def own_depths(
     tree, kp, params = worker.tree, worker.kparams, worker.params
     visits = int(tree.visits[node])
     has_kids = int(tree.first_child[node]) != NONE
-    deepen = int(params["deepen"])
-    ply = int(tree.depth[node])
-    own = int(search_depth(kp, ply, s))  # a leaf scored on its own (the kernel's ``own``)
-    if parent_s is None:  # the root: a leaf at the first iteration, never re-scored
+    own = int(search_depth(kp, int(tree.depth[node])))  # a leaf scored on its own
+    if node == ROOT:  # a leaf at the first iteration, never re-scored
         return own, own
-    if params["expand"] != "evaluate":  # scored at its first visit, then once per visit
-        if has_kids:  # re-scored at visits 1 … deepen, then expanded
-            return own + deepen, own + deepen
-        scorings = max(0, visits - 1)  # before its latest visit: one a visit since the first
-        depth = rescored_leaf(own, scorings, scorings, deepen, worker.full) if scorings else own
+    if params["expand"] != "evaluate":  # scored at its first visit
+        # a full tree's leaf: one ply deeper at each visit since (mcts_iteration)
+        scorings = 0 if has_kids else max(0, visits - 1)
+        depth = own + min(scorings, FULL_TREE_PLIES)
         return depth, depth
     parent = int(tree.parent[node])
     earned = int(visit_plies(kp, max(0, int(tree.visits[parent]) - 1)))
     low, high = 0, earned  # rescore plies of the parent's scoring of it
     if untried(tree.arrays, node) and not tree.flags[parent] & PROVEN:
         low = high  # scored again at each rescore step of its parent
-    if not visits or (has_kids and not deepen):  # its parent's scoring of it stands
-        base = int(search_depth(kp, ply, parent_s))  # (score_children: the parent's position)
-        return base + low, base + high
-    # Searched again at each visit before its expansion (deepen; a full tree: at every
-    # visit), counting on from the depth of its parent's scoring of it (the rescore plies
-    # the parent had then) plus one ply a scoring; one with children at its last
-    # visit before expansion, its ``deepen``-th. That visit came at the parent's walk
-    # ``visits + 1`` or later (expanded at its second, the parent is walked through at
-    # each of the node's visits): the parent had those rescore plies at least.
-    visits = deepen if has_kids else visits
+    if not visits or has_kids:  # its parent's scoring of it stands
+        return own + low, own + high
+    # A full tree's leaf, searched again at each visit, counting on from the depth of its
+    # parent's scoring of it (the rescore plies the parent had then) plus one ply a
+    # scoring, capped. That visit came at the parent's walk ``visits + 1`` or later (the
+    # parent is walked through at each of the node's visits): the parent had those
+    # rescore plies at least.
     low = min(high, max(low, int(visit_plies(kp, visits + 1))))
     return (
-        rescored_leaf(own, low + visits, visits, deepen, worker.full and not has_kids),
-        rescored_leaf(own, high + visits, visits, deepen, worker.full and not has_kids),
+        own + min(low + visits, FULL_TREE_PLIES),
+        own + min(high + visits, FULL_TREE_PLIES),
     )
 
 
@@ -1182,22 +1029,16 @@ def node_scoring(worker: MCTSWorker, node: int) -> dict[str, Any]:
     :meth:`MCTS.node_scoring`)."""
     tree, kp, params = worker.tree, worker.kparams, worker.params
     flags = int(tree.flags[node])
-    s, parent_s = node_positions(worker, node)
+    s = node_position(worker, node)
     evaluate = params["expand"] == "evaluate"
     scored = bool(flags & EVALUATED)
     terminal = bool(flags & TERMINAL)
-    depths = own_depths(worker, node, s, parent_s) if scored and not terminal else None
-    # A leaf scored on its own at its first visit starts with capture_plies random plies
-    # (a sample); a parent's scoring of its children and every re-search have none.
-    first_alone = parent_s is None or (
-        not evaluate and int(tree.visits[node]) <= 1 and depths is not None
-    )
-    random_plies = int(params["capture_plies"]) if scored and first_alone else 0
+    depths = own_depths(worker, node) if scored and not terminal else None
     kids = tree.children(node)
     children_depth = rescore_plies = None
     if kids and evaluate:  # what its latest walk scored untried children at
         rescore_plies = int(visit_plies(kp, max(0, int(tree.visits[node]) - 1)))
-        children_depth = int(search_depth(kp, int(tree.depth[node]) + 1, s)) + rescore_plies
+        children_depth = int(search_depth(kp, int(tree.depth[node]) + 1)) + rescore_plies
     key = np.uint64(s[HASH])
     cache = worker.extra.cache
     slot = int(table_slot(cache.keys, key))
@@ -1209,7 +1050,6 @@ def node_scoring(worker: MCTSWorker, node: int) -> dict[str, Any]:
         "scored_by": "game over" if terminal else params["leaf"] if scored else None,
         "depth": depths[0] if depths else None,
         "depth_max": depths[1] if depths else None,
-        "random_plies": random_plies,
         "expand": params["expand"],
         "children": len(kids),
         "children_scored": sum(1 for k in kids if tree.flags[k] & EVALUATED),
@@ -1218,50 +1058,10 @@ def node_scoring(worker: MCTSWorker, node: int) -> dict[str, Any]:
         "rescore_plies": rescore_plies,
         "key": f"{int(key):016x}",
         "tt": bool(params["tt"]),
-        "table_depth": int(kp[K_DEPTH]),
+        "table_depth": 0,  # the table keeps quiescence scores (no alpha-beta plies)
         "in_table": in_table,
         # the table keeps the score for the side to move in the position: negated here
         "table_score": -float(cache.scores[slot]) if in_table else None,
-        **order_tables_here(worker, node, s),
-    }
-
-
-#: How many of the history table's moves the node card names.
-HISTORY_SHOWN = 3
-
-
-def order_tables_here(worker: MCTSWorker, node: int, s: np.ndarray) -> dict[str, Any]:
-    """What the prior's killer and history tables say *now* about the moves in ``node``'s
-    position ``s``: its legal quiet moves that are killers at its children's depth, and
-    the ones the side to move has most often found best, with their history share (the
-    fraction of ``prior_history`` they get). Empty lists when a term is off or has learned
-    nothing here; a move expanded earlier got the bonus the tables gave it then."""
-    params = worker.params
-    killer_cp, history_cp = float(params["prior_killer"]), float(params["prior_history"])
-    tables: dict[str, Any] = {"killer_cp": killer_cp, "history_cp": history_cp}
-    if not killer_cp and not history_cp:  # off: the tables stay empty, nothing to name
-        return {**tables, "killers": [], "history": []}
-    order = worker.extra.order
-    board = board_from_state(s)
-    quiet_moves = {
-        int(m): board.san(chess.Move.from_uci(move_to_uci(int(m))))
-        for m in legal_move_array(s)
-        if quiet(int(m))
-    }
-    depth = int(worker.tree.depth[node]) + 1
-    killers = order[1]
-    found = [int(m) for m in killers[depth]] if killer_cp and depth < len(killers) else []
-    side = int(s[TURN])
-    shares = (
-        [(history_share(order, side, m), san) for m, san in quiet_moves.items()]
-        if history_cp  # a count with no bonus names nothing
-        else []
-    )
-    ranked = sorted((x for x in shares if x[0] > 0), reverse=True)[:HISTORY_SHOWN]
-    return {
-        **tables,
-        "killers": [quiet_moves[m] for m in found if m in quiet_moves],
-        "history": [{"san": san, "share": share} for share, san in ranked],
     }
 
 
@@ -1281,36 +1081,21 @@ class MCTS(Algorithm):
             game_defaults={"chess": 0.25},  # results.md: pooled 34 % (200 games), c = 1 30 % (170)
         ),
         ParamSpec(
-            "c_endgame", "float", 0.0,
-            f"chess: c_puct once at most {ENDGAME_PIECES} knights, bishops, rooks and queens "
-            "are left (0: c_puct there too); a broader search of the ending than of the "
-            "middlegame", min=0.0, max=10.0,
-            # results.md, session 49: off (0) scored +12.5 points a game against alphabeta
-            # over 1 (120 paired openings, SE 4.4); session 24 had adopted 1 with an engine
-            # before c_root, alpha = 1, rescore and refresh (32.5 % against 26.9 %, 80 paired)
-        ),
-        ParamSpec(
             "c_root", "float", 0.0,
             "exploration weight at the root alone (0: c_puct there too): the root's moves "
             "are the ones played, so each candidate's value is checked more evenly while "
             "the lines below stay narrow", min=0.0, max=10.0,
-            game_defaults={"chess": 1.0},  # results.md, session 41: +10.3 points a game
-            # against alphabeta (160 paired, SE 4.5); on Stockfish's ladder -1.7 over 120
-            # (SE 6.0), though -27.5 against 1750, where session 32 had lost too
+            game_defaults={"chess": 1.0},  # docs/results.md (code 38de02b): +10.3 points a
+            # game against alphabeta (160 paired, SE 4.5); on Stockfish's ladder -1.7 over
+            # 120 (SE 6.0), though -27.5 against 1750, where an earlier trial had lost too
         ),
         ParamSpec(
             "alpha", "float", 0.3,
             "weight α of the implicit minimax value in (1 − α)·Q + α·minimax (0: off)",
             min=0.0, max=1.0,
             game_defaults={"chess": 1.0},  # with every child scored, minimax leads
-            # (against alphabeta, 160 paired: 0.8 -3.4 points a game, session 46; 0.9 -7.5,
-            # session 47; results.md)
-        ),
-        ParamSpec(
-            "centre", "float", 0.0,
-            "how far selection reads values relative to the root's own value (1: the root's "
-            "value reads as ½, so a won position's moves keep their differences; 0: off)",
-            min=0.0, max=1.0,
+            # (docs/results.md, against alphabeta, 160 paired: 0.8 -3.4 points a game, 0.9
+            # -7.5)
         ),
         ParamSpec(
             "fpu", "float", 0.1,
@@ -1328,37 +1113,13 @@ class MCTS(Algorithm):
             "prior_temp", "float", 100.0,
             "softmax temperature of the prior, in centipawns of estimated gain",
             min=10.0, max=2000.0,
-            # results.md, session 55: 200 scored -0.8 points a game against UCI_Elo 2000
-            # (120 paired openings, SE 4.4); session 58: 60 scored -2.5 (SE 4.3); neither
-            # adopted
+            # docs/results.md: 200 scored -0.8 points a game against UCI_Elo 2000 (120
+            # paired openings, SE 4.4), 60 scored -2.5 (SE 4.3); neither adopted
         ),
         ParamSpec(
             "prior_mix", "float", 0.1,
             "share of the uniform prior mixed in, so every move is tried in time",
             min=0.0, max=1.0,
-        ),
-        ParamSpec(
-            "prior_killer", "float", 0.0,
-            "centipawns added to a quiet move's prior gain when it is a killer at its "
-            "depth: one of the last two quiet moves found best in a position that deep "
-            "in the tree (0: off)",
-            min=0.0, max=1000.0,
-        ),
-        ParamSpec(
-            "prior_history", "float", 0.0,
-            "centipawns at most added to a quiet move's prior gain by its history: how "
-            "often it was found best anywhere in the tree, against the side's most "
-            "often best move (0: off)",
-            min=0.0, max=1000.0,
-        ),
-        ParamSpec(
-            "prior_bound", "float", 0.0,
-            "expand=evaluate: centipawns taken off the prior's score of a child whose "
-            "null window only bounded it (no better than the best sibling so far), so "
-            "the prior no longer ties it with that best",
-            min=0.0, max=1000.0,
-            # results.md, session 60: 150 gained 3.4 cp a move on the control set (SE 1.4)
-            # and scored -6.2 points a game against UCI_Elo 2000 (120 paired, SE 4.6)
         ),
         ParamSpec(
             "expand", "choice", "lazy",
@@ -1375,64 +1136,28 @@ class MCTS(Algorithm):
             choices=("quiescence", "static"),
         ),
         ParamSpec(
-            "leaf_depth", "int", 0,
-            "plies of alpha-beta search before the leaf's quiescence search (0: the "
-            "quiescence search alone)", min=0, max=4,
-        ),
-        ParamSpec(
             "root_depth", "int", 0,
             "plies of search that flow down from the root: a node p plies below it is "
-            "scored by an alpha-beta search of max(leaf_depth, root_depth − p) plies before "
-            "its quiescence search (0: leaf_depth everywhere)", min=0, max=6,
-            game_defaults={"chess": 3},  # results.md, sessions 33-34: +2.5 points a game over
-            # 2 (240 paired games against alphabeta, SE 3.5); 4 scored 10 points less (80)
-        ),
-        ParamSpec(
-            "endgame", "int", 0,
-            "endgames searched deeper: with k knights, bishops, rooks and queens left, "
-            "max(0, endgame − k) plies of alpha-beta are added to every leaf's search "
-            "(0: off)", min=0, max=12,
-        ),
-        ParamSpec(
-            "endgame_root", "int", 0,
-            "endgames searched deeper near the root: with k knights, bishops, rooks and "
-            "queens left, min(2, endgame_root − k) plies (none below 0) are added to "
-            "root_depth, so they flow down the tree from the root as it does (0: off)",
-            min=0, max=12,
+            "scored by an alpha-beta search of max(0, root_depth − p) plies before its "
+            "quiescence search (0: the quiescence search alone everywhere)", min=0, max=6,
+            game_defaults={"chess": 3},  # docs/results.md (code 0c555c9): +2.5 points a game
+            # over 2 (240 paired games against alphabeta, SE 3.5); 4 scored 10 points less (80)
         ),
         ParamSpec(
             "refresh", "bool", False,
             "expand=evaluate: after a move, the kept tree's leaves near the new root are "
             "scored again at the depth root_depth gives them there (they were scored two "
             "plies further down, by shallower searches)",
-            game_defaults={"chess": True},  # results.md, sessions 36-37: +5.6 points a game
-            # over the default before it on 160 paired games from fresh openings (SE 3.6)
+            game_defaults={"chess": True},  # docs/results.md (code 555aa75): +5.6 points a
+            # game over the default before it on 160 paired games from fresh openings (SE 3.6)
         ),
         ParamSpec(
             "rescore", "int", 0,
             "plies at most added to the searches that score a node's untried children as "
-            "the node gathers visits: at rescore_visits visits (and at 4, 16 … times as "
-            "many) they are scored again one ply deeper (0: off)", min=0, max=3,
-            game_defaults={"chess": 2},  # results.md, sessions 38-39: +3.3 points a game
+            "the node gathers visits: at 32 visits (and at 4, 16 … times as many) they are "
+            "scored again one ply deeper (0: off)", min=0, max=3,
+            game_defaults={"chess": 2},  # docs/results.md (code d8fb853): +3.3 points a game
             # against alphabeta (240 paired, SE 3.5), +0.8 on Stockfish's ladder (120)
-        ),
-        ParamSpec(
-            "rescore_visits", "int", 32,  # the setting measured (results.md, session 38)
-            "visits at which rescore first scores a node's untried children again",
-            min=2, max=1_000_000,
-        ),
-        ParamSpec(
-            "deepen", "int", 0,
-            "visits a leaf may get before it is expanded, each scoring it again with an "
-            "alpha-beta search one ply deeper (0: expanded on its second visit)",
-            min=0, max=6,
-        ),
-        ParamSpec(
-            "capture_plies", "int", 0,
-            "plies played at random before a leaf's quiescence search, captures first "
-            "(the reference playout policy); the score is then a sample. Applies to a "
-            "leaf scored on its own (expand=lazy); 0: none",
-            min=0, max=8,
         ),
         ParamSpec(
             "qchecks", "int", 2,
@@ -1445,25 +1170,7 @@ class MCTS(Algorithm):
             "the quiescence search skips captures and quiet checks that lose the exchange "
             "by a one-exchange estimate (a queen taking a defended pawn); knight chess has "
             "no such loss",
-            game_defaults={"chess": True},  # results.md: session 29
-        ),
-        ParamSpec(
-            "prune", "bool", False,
-            "chess: the alpha-beta searches that score the tree's nodes extend checks and "
-            "prune as engines do — principal-variation search, null-move pruning, late-move "
-            "reductions (off: the alphabeta baseline's plain search)",
-        ),
-        ParamSpec(
-            "cut", "bool", False,
-            "expand=evaluate: stop scoring a node's children once one refutes the move "
-            "into it (shows it no better than a sibling), as alpha-beta does at a cut "
-            "node; the rest are scored when the search comes back for them",
-        ),
-        ParamSpec(
-            "final", "choice", "visits",
-            "final move: most visits, or (value) the highest minimax value among the moves "
-            "visited at least a third as often as the most visited",
-            choices=("visits", "value"),
+            game_defaults={"chess": True},  # docs/results.md (code 9a6cdab)
         ),
         ParamSpec("solver", "bool", True, "prove wins, losses and draws (MCTS-Solver)"),
         ParamSpec(
@@ -1496,29 +1203,11 @@ class MCTS(Algorithm):
         kp[K_QUIESCE] = params["leaf"] == "quiescence"
         kp[K_SOLVER] = params["solver"]
         kp[K_TT] = params["tt"]
-        kp[K_DEPTH] = params["leaf_depth"]
         kp[K_EVALUATE] = params["expand"] == "evaluate"
-        kp[K_DEEPEN] = params["deepen"]
-        kp[K_CAPTURES] = params["capture_plies"]
-        kp[K_CUT] = params["cut"]
         kp[K_ROOT_DEPTH] = params["root_depth"]
-        kp[K_ENDGAME] = params["endgame"]
-        kp[K_CENTRE] = params["centre"]
         kp[K_C_ROOT] = params["c_root"]
-        kp[K_ENDGAME_ROOT] = params["endgame_root"]
-        kp[K_RESCORE], kp[K_RESCORE_VISITS] = params["rescore"], params["rescore_visits"]
-        kp[K_PRIOR_BOUND] = params["prior_bound"]
-        kp[K_KILLER], kp[K_HISTORY] = params["prior_killer"], params["prior_history"]
+        kp[K_RESCORE] = params["rescore"]
         return kp
-
-    @classmethod
-    def search_params(cls, params: dict[str, Any], root: np.ndarray) -> dict[str, Any]:
-        """``c_puct`` becomes ``c_endgame`` when the root is an endgame, counted by its
-        pieces (the phase rarely changes within one search, and most selections are made
-        near the root); ``c_endgame = 0`` leaves ``c_puct`` there too."""
-        if params["c_endgame"] <= 0.0 or root[GAME] != CHESS or pieces(root) > ENDGAME_PIECES:
-            return params
-        return {**params, "c_puct": params["c_endgame"]}
 
     @classmethod
     def node_params(cls, params: dict[str, Any], at_root: bool) -> dict[str, Any]:
@@ -1562,8 +1251,7 @@ class MCTS(Algorithm):
             exploit = float(blended_q(child.value_sum, child.visits, child.value, params["alpha"]))
             return SelectionTerms(exploit, None, exploit)
         if child.evaluated:
-            blend = blended_q(child.value_sum, child.visits, child.value, params["alpha"])
-            exploit = float(centred(blend, child.odds))
+            exploit = float(blended_q(child.value_sum, child.visits, child.value, params["alpha"]))
         else:
             exploit = child.urgency
         score, explore = puct_score(
@@ -1631,42 +1319,20 @@ class MCTS(Algorithm):
         values above a draw (by :data:`DRAW_MARGIN`) and has visited at least half as
         often. A proven draw costs nothing to visit again — each visit returns at once —
         so it gathers visits while the better move is still being searched; in a won
-        game that repeated the position (session 23's games).
-
-        With ``final=value`` an unproven most-visited move gives way to the unproven
-        move of highest minimax value among those visited at least a third as often:
-        a move whose value rose late in the search has not caught up in visits yet, and
-        the minimax value is what the tree has proved about it."""
-        if not moves:
+        game that repeated the position (the games behind commit 468d1dd, 2026-11-26)."""
+        if not moves or moves[0].proof != PROVEN_DRAW:
             return moves
         top = moves[0]
-        if top.proof == PROVEN_DRAW:
-            for i, m in enumerate(moves[1:], start=1):
-                if m.proof == NOT_PROVEN and m.eval > DRAW_MARGIN and 2 * m.visits >= top.visits:
-                    return [m, *moves[:i], *moves[i + 1 :]]
-            return moves
-        if params.get("final") != "value" or top.proof != NOT_PROVEN:
-            return moves
-        near = [
-            i for i, m in enumerate(moves) if m.proof == NOT_PROVEN and 3 * m.visits >= top.visits
-        ]
-        best = max(near, key=lambda i: moves[i].eval)
-        if moves[best].eval <= top.eval:
-            return moves
-        return [moves[best], *moves[:best], *moves[best + 1 :]]
+        for i, m in enumerate(moves[1:], start=1):
+            if m.proof == NOT_PROVEN and m.eval > DRAW_MARGIN and 2 * m.visits >= top.visits:
+                return [m, *moves[:i], *moves[i + 1 :]]
+        return moves
 
     # ------------------------------------------------------------ step trace
     @classmethod
-    def expansion_note(cls, new_count: int, params: dict[str, Any]) -> str:
-        """Names the killer and history bonus in the priors when they are on."""
-        tables = []
-        if params["prior_killer"]:
-            tables.append(f"+{params['prior_killer']:g} cp for a killer at this depth")
-        if params["prior_history"]:
-            tables.append(f"up to +{params['prior_history']:g} cp by history")
-        extra = f" (quiet moves: {', '.join(tables)})" if tables else ""
+    def expansion_note(cls, new_count: int) -> str:
         return (
-            f"all {new_count} children created with their priors{extra}; the one with the "
+            f"all {new_count} children created with their priors; the one with the "
             "best PUCT score (unevaluated: urgency + c·P·sqrt(N)) is evaluated"
         )
 
@@ -1699,14 +1365,8 @@ class MCTS(Algorithm):
         expanded = view.status in (SIM_EXPANDED, SIM_RESCORED)
         leaf = view.params["leaf"]
         depth = int(worker.info[T_SIM_DEPTH])
-        random = int(worker.info[T_SIM_RANDOM])
         depth_text = ply_count(depth)
         searched = f"an alpha-beta search of {depth_text}, then " if depth else ""
-        if random:
-            searched = (
-                f"{ply_count(random)} at random, captures first "
-                f"({' '.join(san[:random])}), then " + searched
-            )
         if view.status == SIM_RESCORED:
             kids = tree.children(view.leaf)
             fresh = sum(1 for k in kids if untried(tree.arrays, k))  # the ones scored again
@@ -1716,7 +1376,7 @@ class MCTS(Algorithm):
                 f"its {fresh} untried {'move was' if fresh == 1 else 'moves were'} "
                 f"scored again by alpha-beta searches of {depth_text} and quiescence, "
                 "deeper than their first scoring (rescore: one ply more at "
-                f"{view.params['rescore_visits']} visits, and at each {RESCORE_GROWTH} times "
+                f"{RESCORE_VISITS} visits, and at each {RESCORE_GROWTH} times "
                 "as many); the reward is the node's new minimax value"
             )
         elif view.status == SIM_EXPANDED:
@@ -1725,15 +1385,10 @@ class MCTS(Algorithm):
             scored = sum(1 for k in kids if tree.flags[k] & EVALUATED)
             if not view.created:
                 note = (
-                    "scoring resumed: the reply that refuted the move into this node no "
-                    f"longer does, so its other replies were scored ({scored} of {len(kids)} "
-                    "now); the reward is its new minimax value"
-                )
-            elif scored < len(kids):
-                note = (
-                    f"the leaf was expanded and its children scored in order until one "
-                    f"refuted the move into it ({scored} of {len(kids)}: alpha-beta's cut); "
-                    "the reward is its minimax value"
+                    "scoring resumed: not every reply here had its score (refresh cleared "
+                    "those of the kept tree's leaves near the new root, or a stopped search "
+                    f"cut the scoring short), so the others were scored ({scored} of "
+                    f"{len(kids)} now); the reward is its new minimax value"
                 )
             else:
                 how = f" by an alpha-beta search of {depth_text} and quiescence" if depth else ""
@@ -1774,7 +1429,6 @@ class MCTS(Algorithm):
             "reward": view.reward,
             "cached": cached,
             "depth": depth,
-            "random_plies": random,
             "expanded": expanded,
             "rescored": view.status == SIM_RESCORED,
             "note": note,
@@ -1790,12 +1444,10 @@ class MCTS(Algorithm):
         """The line that decided the new value of a leaf whose children were just scored:
         its best child for the side to move there (the one whose value, negated, is the
         leaf's; the kernel noted it as the scoring went, :func:`note_best`), that child's
-        move followed by the line its search left (``depth`` plies of alpha-beta, checks
-        extended with ``prune``, then quiescence: ``searched_plies`` says where the one
-        ends), the child's score and how it came. A child whose score came from the
+        move followed by the line its search left (``depth`` plies of alpha-beta, then
+        quiescence: ``searched_plies`` says where the one ends; a line the table cut short
+        may end before), the child's score and how it came. A child whose score came from the
         table, a finished game or a scoring before this step has its move alone."""
-        from engine.search.trace import searched_plies
-
         worker, tree, leaf = view.worker, view.tree, view.leaf
         child = int(worker.info[T_SIM_BEST])
         how = int(worker.info[T_SIM_HOW])
@@ -1815,8 +1467,7 @@ class MCTS(Algorithm):
         san = list(view.sans.line(moves, board))
         moves = moves[: len(san)]
         name = view.name(child)
-        extends = bool(view.params["prune"]) and int(worker.root[GAME]) == CHESS
-        searched = searched_plies(board, moves[:1], moves[1:], depth, extends)
+        searched = min(depth, len(moves) - 1)  # the reply's line: alpha-beta, then quiescence
         short = 0  # the alpha-beta plies a table's answer left out of the line
         if how in (BEST_SEARCHED, BEST_MATE) and searched == len(moves) - 1 < depth:
             for uci in moves:
@@ -1879,9 +1530,7 @@ class MCTS(Algorithm):
         search.stats[ABORTED] = 0
         search.stats[QCHECKS] = w.params["qchecks"]
         search.stats[QPRUNE] = w.params["qprune"]
-        search.stats[PRUNED] = w.params["prune"]
-        w.kparams[K_C] = cls.search_params(w.params, w.root)["c_puct"]
         return mcts_run(
             w.tree.arrays, w.root, w.scratch(trace), search.arrays,
-            cache.keys, cache.scores, w.kparams, max_iters, stop, w.full, w.rng, w.extra.order,
+            cache.keys, cache.scores, w.kparams, max_iters, stop, w.full,
         )  # fmt: skip

@@ -20,7 +20,7 @@ from engine.search.alphabeta_core import ABORTED, qsearch
 from engine.search.alphabeta_core import INF as QINF
 from engine.search.evaluation import evaluate, game_value
 from engine.search.parts.path import HIST_MAX, repeated
-from engine.search.parts.prior import move_gain, normalise_priors, order_bonus
+from engine.search.parts.prior import move_gain, normalise_priors
 from engine.search.tree import (
     DEPTH,
     DEPTH_SUM,
@@ -161,13 +161,9 @@ def expand_with_priors(
     temperature: float,
     uniform: bool,
     mix: float,
-    order: tuple,
-    killer_cp: float,
-    history_cp: float,
 ) -> int:
     """Create every child of ``node`` (a position already looked at, not over) with its
-    prior (:mod:`engine.search.parts.prior`, with the killer and history bonus of the
-    tables ``order`` holds); return the count.
+    prior (:mod:`engine.search.parts.prior`); return the count.
 
     Children are not evaluated here — each is scored when first selected — but a
     child that ends the game at once is recognised now, cheaply, so a mate in one is
@@ -177,15 +173,12 @@ def expand_with_priors(
     is marked ``TERMINAL`` with its ``outcome``; the caller proves it.
     """
     n = legal_moves(s, moves)
-    side, depth = np.int64(s[TURN]), tree[DEPTH][node] + 1
     for i in range(n):
         m = moves[i]
         child = add_child(tree, node, m)
         child_state[:] = s
         make_move(child_state, m)
-        tree[PRIOR][child] = move_gain(s, child_state, m) + order_bonus(
-            order, side, depth, m, killer_cp, history_cp
-        )
+        tree[PRIOR][child] = move_gain(s, child_state, m)
         code = status(child_state, 1)  # the rules that hold whatever the moves
         if code == ONGOING and in_check(child_state):
             k = legal_moves(child_state, child_moves)

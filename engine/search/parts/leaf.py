@@ -18,9 +18,8 @@ import numpy as np
 from numba import njit
 
 from engine.core.bits import table_slot
-from engine.core.games import in_check, legal_moves, make_move, status
-from engine.core.playout import CAPTURE_FIRST, choose_move
-from engine.core.state import HASH, ONGOING
+from engine.core.games import in_check
+from engine.core.state import HASH
 from engine.search.alphabeta_core import (
     ABORTED,
     INF,
@@ -28,7 +27,6 @@ from engine.search.alphabeta_core import (
     evaluate_cached,
     negamax,
     qsearch,
-    terminal_score,
 )
 
 CACHE_SLOT_BYTES = 12  # uint64 key + float32 score
@@ -122,42 +120,3 @@ def window_score(
         return qsearch(ctx, 0, alpha, beta, ply_offset, 0)
     ctx[5][0] = 0
     return evaluate_cached(ctx, s)
-
-
-@njit(cache=True, nogil=True)
-def capture_first_score(
-    ctx: tuple,
-    s: np.ndarray,
-    t: np.ndarray,
-    moves: np.ndarray,
-    record: np.ndarray,
-    rng: np.ndarray,
-    plies: int,
-    quiesce: bool,
-    depth: int,
-    ply_offset: int,
-) -> tuple[float, int]:
-    """Up to ``plies`` moves at random from ``s`` (played on the scratch state ``t``),
-    captures whenever there is one — the reference controller's playout policy ("attack
-    the enemy knight first") — then :func:`leaf_score`'s search of where they stopped,
-    without the table (the score is a sample, not the position's). Returns the score
-    in [-1, 1] for ``s``'s side to move and the plies played, which are written to
-    ``record`` (as far as it is long); ``ctx``'s PV row 0 holds the search's line after
-    them (empty if the game ended first)."""
-    t[:] = s
-    sign = 1.0
-    played = 0
-    while played < plies:
-        n = legal_moves(t, moves)
-        code = status(t, n)
-        if code != ONGOING:  # the game ended on the way: its result, squashed like a score
-            ctx[5][0] = 0
-            score = terminal_score(t, code, ply_offset + played)
-            return sign * min(1.0, max(-1.0, score)), played
-        m = choose_move(moves, n, CAPTURE_FIRST, rng)
-        if played < record.shape[0]:
-            record[played] = m
-        make_move(t, m)
-        played += 1
-        sign = -sign
-    return sign * search_score(ctx, t, quiesce, depth, ply_offset + played), played

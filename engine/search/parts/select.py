@@ -14,7 +14,6 @@ from numba import njit
 
 from engine.core.bits import rng_below
 from engine.search.tree import (
-    DEPTH,
     EVAL,
     EVALUATED,
     FIRST_CHILD,
@@ -24,7 +23,6 @@ from engine.search.tree import (
     OUTCOME,
     PRIOR,
     PROVEN,
-    ROOT,
     VALUE,
     VALUE_SUM,
     VISITS,
@@ -128,60 +126,28 @@ def blended_q(value_sum: float, visits: int, value: float, alpha: float) -> floa
     return (1.0 - alpha) * (value_sum / visits) + alpha * minimax
 
 
-#: The root's value is read as at most this much (about ±920 cp) when values are
-#: centred on it: a mate score would otherwise push every other value to 0 or 1.
-CENTRE_LIMIT = 0.99
-
-
 @njit(cache=True, nogil=True)
-def centre_odds(tree: tuple, node: int, centre: float) -> float:
-    """The odds (``(1 + v) / (1 − v)``) of the root's value for the side choosing at
-    ``node``, raised to ``centre``: what :func:`centred` measures that chooser's values
-    against. 1 (no change) when ``centre`` is 0 or the root is not evaluated yet."""
-    if centre == 0.0 or not (tree[FLAGS][ROOT] & EVALUATED):
-        return 1.0
-    v = min(CENTRE_LIMIT, max(-CENTRE_LIMIT, -tree[VALUE][ROOT]))  # the root chooser's
-    odds = ((1.0 + v) / (1.0 - v)) ** centre
-    return odds if tree[DEPTH][node] % 2 == 0 else 1.0 / odds
-
-
-@njit(cache=True, nogil=True)
-def centred(q: float, odds: float) -> float:
-    """An expected score ``q`` read against a position of the given odds: the logistic
-    scale shifted so that the root's value reads ½. In a won position the values of the
-    moves all sit near 1 and differ by less than the exploration term, so the visits
-    follow the priors; shifted, +4 and +6 pawns differ as much as 0 and +2 do. In odds
-    the shift is a division, so ``q / (q + odds·(1 − q))``; odds 1 changes nothing."""
-    if odds == 1.0:
-        return q
-    return q / (q + odds * (1.0 - q))
-
-
-@njit(cache=True, nogil=True)
-def fpu_value(tree: tuple, node: int, fpu: float, odds: float) -> float:
+def fpu_value(tree: tuple, node: int, fpu: float) -> float:
     """First-play urgency: what a child of ``node`` not yet evaluated is taken to be worth —
-    ``node``'s own leaf evaluation read as the chooser's expected score (centred by
-    ``odds``), less ``fpu``. (The evaluation, not the running mean: it is fixed once
-    ``node`` is evaluated, so the step view recomputes exactly the urgency the kernel
-    compared — with ``centre`` off; centred, the odds follow the root's value, which the
-    step being shown may have moved.)"""
-    return centred(0.5 * (1.0 - tree[EVAL][node]), odds) - fpu
+    ``node``'s own leaf evaluation read as the chooser's expected score, less ``fpu``.
+    (The evaluation, not the running mean: it is fixed once ``node`` is evaluated, so the
+    step view recomputes exactly the urgency the kernel compared.)"""
+    return 0.5 * (1.0 - tree[EVAL][node]) - fpu
 
 
 @njit(cache=True, nogil=True)
 def select_puct(
-    tree: tuple, node: int, c_puct: float, alpha: float, fpu: float, solver: bool, centre: float
+    tree: tuple, node: int, c_puct: float, alpha: float, fpu: float, solver: bool
 ) -> int:
     """Child of ``node`` with the highest PUCT score of its blended value (first in list
-    order on ties; the value centred on the root's by ``centre``), never one proven lost
-    for the chooser while ``solver`` is on; NONE if every child is."""
+    order on ties), never one proven lost for the chooser while ``solver`` is on; NONE if
+    every child is."""
     first_child, next_sibling, visits, value_sum = (
         tree[FIRST_CHILD], tree[NEXT_SIBLING], tree[VISITS], tree[VALUE_SUM],
     )  # fmt: skip
     value, prior, flags, outcome = tree[VALUE], tree[PRIOR], tree[FLAGS], tree[OUTCOME]
     parent_visits = visits[node]
-    odds = centre_odds(tree, node, centre)
-    urgency = fpu_value(tree, node, fpu, odds)
+    urgency = fpu_value(tree, node, fpu)
     best = NONE
     best_score = -INF
     child = first_child[node]
@@ -191,7 +157,7 @@ def select_puct(
             child = next_sibling[child]
             continue
         if f & EVALUATED:
-            q = centred(blended_q(value_sum[child], visits[child], value[child], alpha), odds)
+            q = blended_q(value_sum[child], visits[child], value[child], alpha)
         else:
             q = urgency
         score, _ = puct_score(q, prior[child], visits[child], parent_visits, c_puct)

@@ -172,13 +172,22 @@ def test_finished_game_pgn_has_result_and_reason() -> None:
 
 
 def test_sessions_round_trip_through_plain_data() -> None:
-    s = GameSession("chess", human="white", engine=EngineSettings(params={"c": 2.0}))
+    s = GameSession("chess", human="white", engine=EngineSettings(params={"c_puct": 2.0}))
     s.play("d2d4")
     s.play("d7d5", by="engine", note=NOTE)
     copy = GameSession.from_dict(s.to_dict())
     assert snapshot(copy) == snapshot(s)
     assert copy.history == s.history
     assert copy.pgn() == s.pgn()
+
+
+def test_stored_settings_leave_out_a_parameter_their_algorithm_no_longer_has() -> None:
+    """A game stored before one of its algorithm's settings was retired still loads, with
+    the settings the algorithm has; the search would refuse the retired name."""
+    stored = EngineSettings(algorithm="mcts", params={"c_puct": 2.0, "centre": 1.0}).to_dict()
+    assert EngineSettings.from_dict(stored).params == {"c_puct": 2.0}
+    uct = EngineSettings(algorithm="uct", params={"c": 1.4, "centre": 1.0}).to_dict()
+    assert EngineSettings.from_dict(uct).params == {"c": 1.4}
 
 
 def test_engine_settings_reject_bad_budgets_naming_the_field() -> None:

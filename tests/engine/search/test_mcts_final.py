@@ -35,19 +35,3 @@ def test_only_a_proven_draw_at_the_top_is_reconsidered() -> None:
     assert played(row("e2e4", 900, 0.0), row("d2d4", 800, 0.6)) == "e2e4"
     win = row("h5f7", 10, 9990.0, PROVEN_WIN)
     assert played(win, row("d2d4", 800, 0.6)) == "h5f7"
-
-
-def test_final_value_plays_the_best_valued_move_visited_a_third_as_often() -> None:
-    top, better, best = row("e2e4", 900, 0.1), row("d2d4", 300, 0.3), row("c2c4", 299, 0.9)
-    rows = [top, better, best]
-    order = MCTS.final_order(rows, {"final": "value"})
-    assert [m.move for m in order] == ["d2d4", "e2e4", "c2c4"]  # c2c4: under a third
-    assert MCTS.final_order(rows, {"final": "visits"})[0].move == "e2e4"
-    assert MCTS.final_order(rows, {})[0].move == "e2e4"  # the default stands
-
-
-def test_final_value_leaves_proofs_to_the_proof_rules() -> None:
-    win = row("h5f7", 10, 9990.0, PROVEN_WIN)
-    assert MCTS.final_order([win, row("d2d4", 800, 0.6)], {"final": "value"})[0].move == "h5f7"
-    proven = row("d2d4", 800, 0.6, PROVEN_DRAW)  # a proven move is not a candidate
-    assert MCTS.final_order([row("e2e4", 900, 0.1), proven], {"final": "value"})[0].move == "e2e4"

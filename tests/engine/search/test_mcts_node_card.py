@@ -91,30 +91,33 @@ def test_an_unscored_node_says_so_and_a_lazy_node_s_children_have_no_common_dept
     assert 0 < root["children_scored"] < root["children"]
 
 
-#: Each way a node gets scored: a lazy leaf at its first visit and again at later visits
-#: (``deepen``), children at an evaluating expansion (depth flowing from the root),
-#: rescored at their parent's thresholds, a cut expansion resumed, a visited leaf
-#: searched again before its expansion — and chess's defaults.
+#: Each way a node gets scored: a lazy leaf at its first visit, children at an evaluating
+#: expansion (depth flowing from the root), rescored at their parent's thresholds, a
+#: full tree's leaf searched again, deeper, at each visit (a small node budget) — and
+#: chess's defaults.
 MODES = [
-    pytest.param({"expand": "lazy", "root_depth": 2, "deepen": 2}, id="lazy-deepen"),
-    pytest.param(
-        {"expand": "evaluate", "root_depth": 2, "rescore": 2, "rescore_visits": 2, "deepen": 1},
-        id="evaluate-rescore-deepen",
-    ),
-    pytest.param({"expand": "evaluate", "root_depth": 0, "cut": True}, id="evaluate-cut"),
-    pytest.param({}, id="chess-defaults"),
+    pytest.param({"expand": "lazy", "root_depth": 2}, None, id="lazy"),
+    pytest.param({"expand": "evaluate", "root_depth": 2, "rescore": 2}, None, id="rescore"),
+    pytest.param({"expand": "lazy", "root_depth": 2}, 300, id="lazy-full"),
+    pytest.param({"expand": "evaluate", "root_depth": 2, "rescore": 2}, 300, id="rescore-full"),
+    pytest.param({}, None, id="chess-defaults"),
 ]
 
 
-@pytest.mark.parametrize("params", MODES)
-def test_each_depth_on_the_card_is_the_one_the_step_view_reported(params: dict) -> None:
+@pytest.mark.parametrize(("params", "node_budget"), MODES)
+def test_each_depth_on_the_card_is_the_one_the_step_view_reported(
+    params: dict, node_budget: int | None
+) -> None:
     """After each step, the card of the node the step scored gives the depth its
     simulation reported: an expansion's children depth (and each child it left untried
     was scored at it), a leaf's own depth — within the card's range where ``rescore``
     plies its parent earned may have come after the score, exactly otherwise."""
-    controller = SearchController("chess", MIDDLEGAME, algorithm="mcts", params=params, seed=2)
+    budget = {"node_budget": node_budget} if node_budget else {}
+    controller = SearchController(
+        "chess", MIDDLEGAME, algorithm="mcts", params=params, seed=2, **budget
+    )
     tree = controller.workers[0].tree
-    expansions = leaves = 0
+    expansions = leaves = searched_again = 0
     for _ in range(120):
         sim = controller.step().simulation
         if sim.get("kind") not in ("quiescence", "evaluation") or sim["cached"]:
@@ -133,9 +136,12 @@ def test_each_depth_on_the_card_is_the_one_the_step_view_reported(params: dict) 
             assert card["depth"] <= sim["depth"] <= card["depth_max"]
             if not controller.params["rescore"]:
                 assert card["depth"] == card["depth_max"]
-            if int(tree.first_child[leaf]) == NONE and not sim["random_plies"]:
+            if int(tree.first_child[leaf]) == NONE:
                 assert card["score"] == pytest.approx(sim["score"], abs=1e-5)
+            searched_again += "the tree is full" in sim["note"]
     assert leaves and (expansions or params.get("expand") == "lazy")  # lazy: no expansion scores
+    if node_budget:
+        assert controller.workers[0].full and searched_again
 
 
 def test_a_transposed_leaf_is_in_the_table_with_the_score_the_step_read() -> None:

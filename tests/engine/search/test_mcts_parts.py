@@ -10,11 +10,11 @@ from engine.core.convert import move_to_uci, state_from_fen, uci_to_move
 from engine.core.games import make_move
 from engine.core.state import MAX_MOVES
 from engine.search.alphabeta_core import SearchContext
+from engine.search.controller import SearchController
 from engine.search.evaluation import WIN, evaluate
 from engine.search.parts.expand import expand_with_priors
-from engine.search.parts.implicit import implicit_value
+from engine.search.parts.implicit import best_evaluated, implicit_value
 from engine.search.parts.leaf import LeafCache, leaf_score
-from engine.search.parts.prior import new_order_tables
 from engine.search.parts.select import select_puct
 from engine.search.parts.solver import prove
 from engine.search.tree import EVALUATED, NONE, NUM_LEGAL, PROVEN, ROOT, Tree, add_child
@@ -116,16 +116,16 @@ def test_selection_never_enters_a_child_proven_lost_for_the_chooser() -> None:
     tree = small_tree(3)
     favoured = favoured_but_proven_lost(tree)
     # alpha = 0: the mean reward alone, which still remembers the good visits
-    chosen = select_puct(tree.arrays, ROOT, 1.0, 0.0, 0.0, True, 0.0)
+    chosen = select_puct(tree.arrays, ROOT, 1.0, 0.0, 0.0, True)
     assert chosen != NONE and chosen != favoured
-    assert select_puct(tree.arrays, ROOT, 1.0, 0.0, 0.0, False, 0.0) == favoured  # no solver
+    assert select_puct(tree.arrays, ROOT, 1.0, 0.0, 0.0, False) == favoured  # no solver
 
 
 def test_selection_returns_none_when_every_child_is_proven_lost() -> None:
     tree = small_tree(2)
     for child in tree.children(ROOT):
         set_proven(tree, child, -1, 2)
-    assert select_puct(tree.arrays, ROOT, 1.0, 1.0, 0.0, True, 0.0) == NONE
+    assert select_puct(tree.arrays, ROOT, 1.0, 1.0, 0.0, True) == NONE
 
 
 # ---------------------------------------------------------------- implicit minimax
@@ -150,6 +150,20 @@ def test_a_child_proven_lost_for_its_chooser_does_not_set_the_minimax_value() ->
     assert tree.value[ROOT] == pytest.approx(0.3)
 
 
+def test_the_best_evaluated_child_is_the_one_the_minimax_value_comes_from() -> None:
+    """The child the step view names as the best reply: the highest value among the
+    evaluated children, never one proven lost for its chooser."""
+    tree = small_tree(4)
+    a, b, c, d = tree.children(ROOT)
+    for node, value in ((a, 0.2), (b, 0.5), (c, 0.1)):  # d not evaluated yet
+        set_evaluated(tree, node, value)
+    assert best_evaluated(tree.arrays, ROOT) == b
+    tree.value[d] = 0.9  # a value, but not evaluated: it does not count
+    assert best_evaluated(tree.arrays, ROOT) == b
+    set_proven(tree, b, -1, 2)  # proven lost for its chooser: left out, as implicit minimax does
+    assert best_evaluated(tree.arrays, ROOT) == a
+
+
 # ---------------------------------------------------------------- prior
 
 
@@ -158,13 +172,24 @@ def priors_of(fen: str, game: str = "chess") -> dict[str, float]:
     tree = Tree(capacity=512)
     moves = np.zeros(MAX_MOVES, dtype=np.int32)
     child_moves = np.zeros(MAX_MOVES, dtype=np.int32)
-    n = expand_with_priors(
-        tree.arrays, ROOT, s, moves, s.copy(), child_moves, 100.0, False, 0.0,
-        new_order_tables(), 0.0, 0.0,
-    )  # fmt: skip
+    n = expand_with_priors(tree.arrays, ROOT, s, moves, s.copy(), child_moves, 100.0, False, 0.0)
     kids = tree.children(ROOT)
     assert len(kids) == n
     return {move_to_uci(int(tree.move[k])): float(tree.prior[k]) for k in kids}
+
+
+def test_the_step_view_says_a_lazy_expansion_creates_every_child_with_its_prior() -> None:
+    controller = SearchController(
+        "chess", "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+        algorithm="mcts", params={"expand": "lazy"}, seed=3,
+    )  # fmt: skip
+    notes = []
+    for _ in range(12):
+        levels = controller.step().selection
+        notes += [level["note"] for level in levels if level.get("rule") == "expand"]
+    assert notes
+    for note in notes:
+        assert note.startswith("all ") and "children created with their priors;" in note
 
 
 def test_priors_are_normalised() -> None:
@@ -264,7 +289,7 @@ def test_the_quiescence_leaf_answers_a_check_instead_of_standing_pat() -> None:
     assert score_of(fen, quiesce=True) < -0.3
 
 
-def test_a_leaf_depth_finds_a_quiet_fork_the_quiescence_search_cannot() -> None:
+def test_an_alpha_beta_leaf_search_finds_a_quiet_fork_the_quiescence_search_cannot() -> None:
     # Nc7+ forks the king and the rook on a8: a quiet move, invisible to captures alone.
     fen = "r3k3/7p/8/3N4/8/8/7P/4K3 w - - 0 1"
     assert score_of(fen, quiesce=True) < 0  # a knight against a rook

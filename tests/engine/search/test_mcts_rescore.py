@@ -1,6 +1,6 @@
 """``rescore``: a node the search keeps coming back to has its untried children (scored
 when it was expanded, never chosen since) scored again by searches one ply deeper, at
-``rescore_visits`` visits and at each ``RESCORE_GROWTH`` times as many. Each value is
+``RESCORE_VISITS`` visits and at each ``RESCORE_GROWTH`` times as many. Each value is
 what the search it names returns, and nothing changes before the first threshold."""
 
 from __future__ import annotations
@@ -10,10 +10,11 @@ import pytest
 
 from engine.core.convert import state_from_fen
 from engine.search.algorithms.mcts import (
+    FULL_TREE_PLIES,
     K_RESCORE,
-    K_RESCORE_VISITS,
     MCTS,
     RESCORE_GROWTH,
+    RESCORE_VISITS,
     untried,
     visit_plies,
 )
@@ -26,7 +27,14 @@ from tests.engine.search.test_mcts_deeper import ITALIAN, exact, position, reuse
 #: so a rescore's one more ply is a 1-ply search; c_root 0 and the chess c_puct keep
 #: the root narrow, so most of its children are still untried after a few iterations.
 #: ``rescore`` is off (the chess default is 2) until a test switches it on.
-BASE = {"expand": "evaluate", "alpha": 1.0, "root_depth": 1, "tt": False, "rescore": 0}
+BASE = {
+    "expand": "evaluate",
+    "alpha": 1.0,
+    "root_depth": 1,
+    "tt": False,
+    "rescore": 0,
+    "c_root": 0.0,
+}
 
 
 def kernel(**params: object) -> np.ndarray:
@@ -34,12 +42,12 @@ def kernel(**params: object) -> np.ndarray:
 
 
 def test_the_plies_added_grow_by_one_at_each_threshold_up_to_rescore() -> None:
-    kp = kernel(rescore=2, rescore_visits=8)
-    first, second = 8, 8 * RESCORE_GROWTH
+    kp = kernel(rescore=2)
+    first, second = RESCORE_VISITS, RESCORE_VISITS * RESCORE_GROWTH
     assert [visit_plies(kp, v) for v in (0, 1, first - 1)] == [0, 0, 0]
     assert [visit_plies(kp, v) for v in (first, second - 1)] == [1, 1]
     assert [visit_plies(kp, v) for v in (second, 100 * second)] == [2, 2]
-    assert visit_plies(kernel(rescore=0, rescore_visits=8), 10**6) == 0
+    assert visit_plies(kernel(rescore=0), 10**6) == 0
 
 
 def untried_at_root(tree) -> list[int]:
@@ -47,22 +55,22 @@ def untried_at_root(tree) -> list[int]:
 
 
 def test_before_the_first_threshold_the_tree_is_the_same_as_without_rescore() -> None:
-    """The root reaches 8 visits at the start of the ninth iteration: after eight, the
-    trees with and without ``rescore`` agree value for value."""
-    plain = search(ITALIAN, {**BASE, "rescore": 0}, 8)[0].workers[0].tree
-    tried = search(ITALIAN, {**BASE, "rescore": 1, "rescore_visits": 8}, 8)[0].workers[0].tree
+    """The root reaches the threshold's visits at the start of the next iteration: until
+    then, the trees with and without ``rescore`` agree value for value."""
+    plain = search(ITALIAN, {**BASE, "rescore": 0}, RESCORE_VISITS)[0].workers[0].tree
+    tried = search(ITALIAN, {**BASE, "rescore": 1}, RESCORE_VISITS)[0].workers[0].tree
     assert plain.used == tried.used
     assert np.array_equal(plain.value[: plain.used], tried.value[: tried.used])
     assert np.array_equal(plain.visits[: plain.used], tried.visits[: tried.used])
 
 
 def test_at_the_threshold_the_untried_children_are_scored_one_ply_deeper() -> None:
-    """The ninth iteration finds the root at 8 visits and scores its untried children
+    """The next iteration finds the root at the threshold and scores its untried children
     again by 1-ply searches (before: the quiescence search alone): a principal-variation
     search over them, against the best value of the children already tried — each
     untried child's score is no lower than its true 1-ply score, exact where it beats
     that best. The children tried keep the values their subtrees backed up."""
-    controller, _ = search(ITALIAN, {**BASE, "rescore": 1, "rescore_visits": 8}, 8)
+    controller, _ = search(ITALIAN, {**BASE, "rescore": 1}, RESCORE_VISITS)
     tree = controller.workers[0].tree
     root_state = state_from_fen(ITALIAN, "chess")
     kids = untried_at_root(tree)
@@ -71,7 +79,7 @@ def test_at_the_threshold_the_untried_children_are_scored_one_ply_deeper() -> No
     for k in kids:  # scored at the root's expansion by the quiescence search alone
         assert before[k] >= -exact(position(tree, root_state, k), 0) - 1e-6
     tried = {k: float(tree.value[k]) for k in tree.children(ROOT) if k not in kids}
-    sim = controller.step().simulation  # the ninth iteration, traced
+    sim = controller.step().simulation  # the iteration at the threshold, traced
     assert sim["rescored"] and sim["depth"] == 1 and "scored again" in sim["note"]
     assert all(float(tree.value[k]) == v for k, v in tried.items())  # their subtrees' values
     truth = {k: -exact(position(tree, root_state, k), 1) for k in kids}
@@ -89,13 +97,15 @@ def test_at_the_threshold_the_untried_children_are_scored_one_ply_deeper() -> No
 def kept_tree(rescore: int):
     """A 400-iteration ``root_depth = 3`` search of the Italian game with ``refresh``, its
     principal variation's first two moves played (the new root's untried children lose
-    their scores), then ``rescore`` switched on (or not) for the kept tree, threshold 8:
-    the root is far past it. Returns the controller and the children cleared."""
+    their scores), then ``rescore`` switched on (or not) for the kept tree: the root is
+    past its first threshold. Returns the controller and the children cleared."""
     controller = reused_tree(refresh=True)
     worker = controller.workers[0]
-    worker.kparams[K_RESCORE], worker.kparams[K_RESCORE_VISITS] = rescore, 8
+    worker.kparams[K_RESCORE] = rescore
     tree = worker.tree
-    assert tree.visits[ROOT] > 8 and tree.flags[ROOT] & PARTIAL
+    visits = int(tree.visits[ROOT])
+    assert RESCORE_VISITS < visits < RESCORE_VISITS * RESCORE_GROWTH
+    assert tree.flags[ROOT] & PARTIAL
     cleared = [k for k in untried_at_root(tree) if not tree.flags[k] & EVALUATED]
     assert len(cleared) > 1
     controller.search(iterations=1)  # the first iteration scores them again
@@ -122,15 +132,18 @@ def test_children_first_scored_after_the_threshold_get_the_extra_plies_at_once()
     assert plain.workers[0].info[T_SIM_DEPTH] == 2
 
 
-def test_a_leaf_searched_again_goes_deeper_than_its_rescored_first_score() -> None:
-    """``deepen`` with ``rescore``: a child scored with its parent's rescore plies (at its
-    parent's expansion past the threshold, or rescored) and visited before its own
-    expansion is searched again deeper than that score — its parent's plies and one more
-    a visit — never at the depth it already had or shallower. (The depth is the one the
-    kernel passed to the search; the scores themselves are not compared with a fresh
-    search: these 2–4-ply searches share the kernel's transposition table.)"""
-    params = {**BASE, "root_depth": 0, "rescore": 2, "rescore_visits": 2, "deepen": 2}
-    controller = SearchController("chess", ITALIAN, algorithm="mcts", params=params, seed=1)
+def test_a_full_tree_s_leaf_searched_again_goes_deeper_than_its_rescored_first_score() -> None:
+    """A full tree with ``rescore``: a child scored with its parent's rescore plies (at
+    its parent's expansion past the threshold, or rescored) and visited while the tree
+    has no room for its expansion is searched again deeper than that score — its parent's
+    plies and one more a visit, up to ``FULL_TREE_PLIES`` — never at the depth it already
+    had or shallower below that cap. (The depth is the one the kernel passed to the
+    search; the scores themselves are not compared with a fresh search: these 2–4-ply
+    searches share the kernel's transposition table.)"""
+    params = {**BASE, "root_depth": 0, "rescore": 2}
+    controller = SearchController(
+        "chess", ITALIAN, algorithm="mcts", params=params, seed=1, node_budget=300
+    )
     tree = controller.workers[0].tree
     scored_at: dict[int, int] = {}  # each untried child: the depth of its latest scoring
     searched_again = with_parent_plies = 0
@@ -145,7 +158,7 @@ def test_a_leaf_searched_again_goes_deeper_than_its_rescored_first_score() -> No
         if leaf not in scored_at or sim["cached"] or tree.flags[leaf] & (TERMINAL | PROVEN):
             continue
         assert tree.first_child[leaf] == NONE  # not expanded yet: its score searched again
-        assert sim["depth"] > scored_at[leaf]
+        assert sim["depth"] >= min(scored_at[leaf] + 1, FULL_TREE_PLIES)
         with_parent_plies += sim["depth"] > int(tree.visits[leaf])  # visits now: this one too
         scored_at[leaf] = sim["depth"]
         searched_again += 1
@@ -155,6 +168,6 @@ def test_a_leaf_searched_again_goes_deeper_than_its_rescored_first_score() -> No
 def test_rescore_keeps_the_known_answers() -> None:
     from tests.engine.search.test_mcts_search import HANGING_QUEEN, QUIET_MATE_IN_TWO
 
-    params = {"rescore": 2, "rescore_visits": 16}
+    params = {"rescore": 2}
     assert search(HANGING_QUEEN, params, 600)[1].bestmove == "c1g5"
     assert search(QUIET_MATE_IN_TWO, params, 3000)[1].bestmove == "c6c7"

@@ -16,7 +16,7 @@ from engine.search.parts.select import select_puct
 from engine.search.tree import ROOT
 
 ITALIAN = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
-C_PUCT = 0.25  # the chess default, in a middlegame (not c_endgame)
+C_PUCT = 0.25  # the chess default
 
 
 def search(c_root: float, iterations: int = 600) -> SearchController:
@@ -37,7 +37,7 @@ def test_node_params_swap_in_c_root_at_the_root_only() -> None:
     assert MCTS.node_params(params, False)["c_puct"] == C_PUCT
     off = MCTS.validate({"c_puct": C_PUCT, "c_root": 0.0}, "chess")
     assert MCTS.node_params(off, True) == off
-    # 1 in chess (results.md, session 41: up against alphabeta, level on Stockfish's ladder);
+    # 1 in chess (docs/results.md: up against alphabeta, level on Stockfish's ladder);
     # knight chess keeps c_puct at the root (not measured there)
     assert MCTS.validate({}, "chess")["c_root"] == 1.0
     assert MCTS.validate({}, "knight")["c_root"] == 0.0
@@ -70,12 +70,30 @@ def test_the_kernel_selects_at_the_root_the_move_the_table_ranks_first() -> None
         ).score
         for k in tree.children(ROOT)
     }
-    chosen = select_puct(
-        tree.arrays, ROOT, at_root["c_puct"], params["alpha"], params["fpu"], True, 0.0
-    )
+    chosen = select_puct(tree.arrays, ROOT, at_root["c_puct"], params["alpha"], params["fpu"], True)
     assert scores[move_to_uci(int(tree.move[chosen]))] == pytest.approx(max(scores.values()))
     table = {m.move: m.score for m in controller.info().moves}
     assert table == pytest.approx(scores)
+
+
+def test_below_the_root_the_kernel_selects_the_child_the_table_ranks_first() -> None:
+    """Two plies down the most visited line, with ``c_puct``: the kernel's next choice is
+    the child whose score, as the table computes it, is the highest."""
+    controller = search(4.0)
+    worker = controller.workers[0]
+    tree, params = worker.tree, worker.params
+    node = ROOT
+    for _ in range(2):
+        node = max(tree.children(node), key=lambda k: int(tree.visits[k]))
+        kids = tree.children(node)
+        scores = {
+            k: MCTS.selection_terms(worker.child_stats(k), int(tree.visits[node]), params).score
+            for k in kids
+        }
+        chosen = select_puct(
+            tree.arrays, node, params["c_puct"], params["alpha"], params["fpu"], True
+        )
+        assert chosen in scores and scores[chosen] == pytest.approx(max(scores.values()))
 
 
 def test_the_step_view_and_the_node_card_read_c_root_at_the_root_and_c_puct_below() -> None:
