@@ -134,6 +134,7 @@ def test_the_browse_banner_leaves_rank_one_in_view(server: str, page) -> None:
 def test_a_parameter_out_of_range_is_named_beside_its_field(server: str, page) -> None:
     game = api_create(server, human="white", algorithm="uct")
     open_game(page, server, game)
+    page.locator("#settings-fields-advanced > summary").click()  # the parameters are there
     field = page.locator("#settings-fields-p-c")
     field.fill("99")
     page.locator("#settings-apply").click()

@@ -170,7 +170,7 @@ function renderHeader() {
   const legend = $("legend");
   legend.hidden = !(game && game.game === "knight");
   if (game && game.game === "knight") {
-    setText(legend, "Original colours: the first mover's knights black, the second's pink.");
+    setText($("legend-text"), "Original colours: the first mover's knights black, the second's pink.");
   }
 }
 
@@ -572,6 +572,12 @@ async function boot() {
   });
   $("btn-new").addEventListener("click", openNewGame);
   $("btn-help").addEventListener("click", () => $("help-dialog").showModal());
+  // Knight chess's rules: from the help (?), the New game dialog and the colour legend.
+  document.addEventListener("click", (event) => {
+    if (!event.target.closest?.("[data-rules]")) return;
+    if ($("help-dialog").open) $("help-dialog").close();
+    $("rules-dialog").showModal();
+  });
   $("btn-large").addEventListener("click", () => toggleLarge());
   $("btn-share").addEventListener("click", () => share.open());
   // Phones: the top bar's actions fold into a menu; choosing one (or tapping elsewhere) closes it.
@@ -612,7 +618,7 @@ async function boot() {
     s.limits = limits;
     s.algorithms = { chess, knight };
     settingsFields = createEngineFields($("settings-fields"), { limits });
-    newFields = createEngineFields($("new-fields"), { limits });
+    newFields = createEngineFields($("new-fields"), { limits, label: "Opponent", advancedExtra: [$("new-fen-field")] });
     if (s.game) {
       onFirstState();
       fillSettings();
