@@ -11,6 +11,7 @@ import { createEngineFields } from "./forms.js";
 import { createInside } from "./inside.js";
 import { createMoveList } from "./movelist.js";
 import { createPanel } from "./panel.js";
+import { secretKind } from "./quiz.js";
 import { createReview, createReviewState } from "./review.js";
 import { copyText, createShare } from "./share.js";
 import { connectGame } from "./socket.js";
@@ -120,6 +121,7 @@ const controls = createControls({
 
 function render() {
   const game = s.game;
+  body.dataset.secret = secretKind(s) || ""; // an open quiz question's answer, hidden (quiz.js)
   board.render(s);
   panel.render(s);
   inside.render(s);
