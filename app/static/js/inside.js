@@ -244,8 +244,10 @@ export function createInside({ getState, send, scheduleRender }) {
     stepStage,
     phaseGrid,
   );
-  // The phases scroll into view below the bar (their scroll margin reads --step-bar), and
-  // the bar shows an edge only while it lies over them.
+  // The page never scrolls by itself on a step (a class watching the board and the Selection
+  // panel would lose them), only to a phase whose chip is pressed; the bar is sticky, the
+  // phases keep clear of it (their scroll margin reads --step-bar), and it shows an edge
+  // only while it lies over them.
   new ResizeObserver(() => stepPanel.style.setProperty("--step-bar", `${stepBar.offsetHeight}px`)).observe(stepBar);
   const markStuck = () => {
     if (stepPanel.hidden) return;
@@ -254,13 +256,12 @@ export function createInside({ getState, send, scheduleRender }) {
   };
   window.addEventListener("scroll", markStuck, { passive: true });
   const miniTree = createTreeView(miniTreeArea, { onSelect: (id) => { setTab("tree"); selectNode(id); }, layout: "down", qLabel });
-  // A mouse press steps at once, not on its click: after each step the page scrolls itself
-  // (smoothly) to follow the phases and the toolbar is sticky, so the button can move
-  // between press and release; the release then lands beside it, the browser fires no
-  // click, and the step was lost (seen in CI; a class demo clicking Step again and again
-  // loses steps the same way). The click of that same press is swallowed: one step a
-  // press. Keyboard (a click with detail 0), touch and pen act on click (a touch press
-  // may start a scroll).
+  // A mouse press steps at once, not on its click: the toolbar is sticky and the phases
+  // below it are rebuilt by each step, so the button can move between press and release;
+  // the release then lands beside it, the browser fires no click, and the step was lost
+  // (seen in CI; a class demo clicking Step again and again loses steps the same way).
+  // The click of that same press is swallowed: one step a press. Keyboard (a click with
+  // detail 0), touch and pen act on click (a touch press may start a scroll).
   const doStep = () => send({ type: "search", action: "step" });
   let swallowUntil = 0; // until when a click with detail > 0 is the acted press's own
   stepButton.addEventListener("pointerdown", (e) => {
@@ -279,7 +280,7 @@ export function createInside({ getState, send, scheduleRender }) {
   replayButton.addEventListener("click", () => I.step && animate());
 
   let builtStep = null;
-  let shownPhase = null; // the phase last scrolled into view
+  let revealPhase = false; // a phase chip asked for its phase: scroll it into view once
   const mini = { tree: null, step: null, phase: -1 }; // what the mini tree last drew
   let phaseTimer = null;
   let auto = false;
@@ -319,6 +320,7 @@ export function createInside({ getState, send, scheduleRender }) {
     if (!I.step) return;
     clearTimeout(phaseTimer);
     I.phase = i;
+    revealPhase = true; // asked for by its chip: bring it into view
     updateOverlay();
     scheduleRender();
   }
@@ -560,10 +562,10 @@ export function createInside({ getState, send, scheduleRender }) {
         el.classList.toggle("active", i === I.phase);
         el.classList.toggle("done", i < I.phase);
       });
-      if (shownPhase !== `${step.iteration}:${I.phase}`) {
-        // Follow the animation down the page (the board column stays put: it is sticky, and
-        // so is the step toolbar, which covers the window's top).
-        shownPhase = `${step.iteration}:${I.phase}`;
+      if (revealPhase) {
+        // Only a phase chip scrolls the page, below the sticky toolbar; a step and its
+        // animation never do (a class would lose the board and the Selection panel).
+        revealPhase = false;
         const active = phaseGrid.querySelector(".phase.active");
         const box = active && active.getBoundingClientRect();
         const top = Math.max(0, stepBar.getBoundingClientRect().bottom);

@@ -290,7 +290,9 @@ function onFrame(frame) {
     case "state": {
       const firstForGame = !s.game || s.game.id !== frame.id;
       const held = s.stats;
+      const ply = s.game ? s.game.ply : null;
       if (!applyState(s, frame)) return;
+      if (s.game.ply !== ply) releaseSearchColumn();
       if (held && !s.stats && frame.history.length) {
         // The engine moved: its search stays on screen (dimmed) until a new one starts.
         const last = frame.history[frame.history.length - 1];
@@ -396,10 +398,30 @@ function navigate(where) {
 function navigateTo(ply) {
   const game = s.game;
   if (!game) return;
+  holdSearchColumn();
   s.view.ply = ply >= game.ply ? null : Math.max(0, ply);
   s.view.hover = null;
   if (s.view.ply !== null) ensurePositions();
   scheduleRender();
+}
+
+/** Browsing the moves (the list, the evaluation graph, ← →) swaps the table for the search
+ * kept with a move, often shorter or none: the search column keeps the height it had, or
+ * the cards under it (the graph among them) would move up from under the mouse, and the
+ * page's end with them. Released when the game itself moves on. */
+let heldHeight = 0;
+function holdSearchColumn() {
+  const column = document.querySelector(".panel-col");
+  const height = column.getBoundingClientRect().height;
+  if (height <= heldHeight) return;
+  heldHeight = height;
+  column.style.minHeight = `${height}px`; // CSSOM: the CSP allows it
+}
+
+function releaseSearchColumn() {
+  if (!heldHeight) return;
+  heldHeight = 0;
+  document.querySelector(".panel-col").style.minHeight = "";
 }
 
 /** Very long games arrive without old board FENs; fetch them once when browsing there. */
