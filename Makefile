@@ -25,7 +25,7 @@ $(ASSETS): package.json package-lock.json scripts/build-assets.mjs
 	node scripts/build-assets.mjs
 	touch $(ASSETS)
 
-## run: serve the app on http://$(HOST):$(PORT)
+## run: serve the app on http://$(HOST):$(PORT) (another port: make run PORT=8001)
 run: setup
 	$(BIN)/canopy serve --host $(HOST) --port $(PORT)
 

@@ -156,9 +156,16 @@ class StoredGame:
     updated_at: dt.datetime
 
 
+#: Plies of each game's opening the recent-games list shows.
+OPENING_PLIES = 6
+
+#: The recent-games list's result filter: its value → the rows it keeps.
+RESULT_FILTERS = ("ongoing", "finished", "1-0", "0-1", "1/2-1/2")
+
+
 @dataclass(frozen=True)
 class GameSummary:
-    """One line of the recent-games list (no token, no moves)."""
+    """One line of the recent-games list (no token; the opening's moves alone)."""
 
     id: str
     name: str | None
@@ -170,6 +177,8 @@ class GameSummary:
     reason: str | None
     created_at: dt.datetime
     updated_at: dt.datetime
+    opening: tuple[str, ...] = ()  # the first OPENING_PLIES moves in SAN
+    start_fen: str = ""  # where they start (the move numbers of a game set up from a FEN)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -183,6 +192,7 @@ class GameSummary:
             "reason": self.reason,
             "created_at": self.created_at.isoformat(),
             "updated_at": self.updated_at.isoformat(),
+            "opening": list(self.opening),
         }
 
 
@@ -371,15 +381,36 @@ class SqlStore:
             updated_at=_utc(row["updated_at"]) or created,
         )
 
-    def recent(self, limit: int = 50) -> list[GameSummary]:
+    def recent(
+        self, limit: int = 50, *, game: str | None = None, result: str | None = None
+    ) -> list[GameSummary]:
+        """The games played last, newest first, each with its opening; ``game`` keeps one
+        kind (``chess``, ``knight``), ``result`` one of :data:`RESULT_FILTERS`."""
+        query = select(GameRow)
+        if game is not None:
+            query = query.where(GameRow.game == game)
+        if result == "ongoing":
+            query = query.where(GameRow.result.is_(None))
+        elif result == "finished":
+            query = query.where(GameRow.result.is_not(None))
+        elif result is not None:
+            query = query.where(GameRow.result == result)
         with self.engine.connect() as conn:
             rows = (
-                conn.execute(
-                    select(GameRow).order_by(GameRow.updated_at.desc(), GameRow.id).limit(limit)
-                )
+                conn.execute(query.order_by(GameRow.updated_at.desc(), GameRow.id).limit(limit))
                 .mappings()
                 .all()
             )
+            openings: dict[str, list[str]] = {}
+            if rows:
+                moves = conn.execute(
+                    select(MoveRow.game_id, MoveRow.san)
+                    .where(MoveRow.game_id.in_([r["id"] for r in rows]))
+                    .where(MoveRow.ply < OPENING_PLIES)
+                    .order_by(MoveRow.game_id, MoveRow.ply)
+                )
+                for gid, san in moves:
+                    openings.setdefault(gid, []).append(san)
         out = []
         for r in rows:
             created = _utc(r["created_at"])
@@ -396,6 +427,8 @@ class SqlStore:
                     reason=r["reason"],
                     created_at=created,
                     updated_at=_utc(r["updated_at"]) or created,
+                    opening=tuple(openings.get(r["id"], ())),
+                    start_fen=r["start_fen"],
                 )
             )
         return out

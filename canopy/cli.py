@@ -356,6 +356,37 @@ def cmd_match(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- serve
 
 
+class PortInUseError(CanopyError):
+    """The port ``canopy serve`` was asked for is taken (often a Canopy already running)."""
+
+    code = "port_in_use"
+
+
+def check_port(host: str, port: int) -> None:
+    """Raise :class:`PortInUseError` when ``host:port`` cannot be bound, before uvicorn
+    starts: uvicorn would log ``[Errno 98] address already in use`` among its start-up
+    lines and exit, and ``make run`` would add its own error, with no word on what to do."""
+    import errno
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError:
+        return  # a name that does not resolve: uvicorn says so itself
+    for family, kind, proto, _, address in infos:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+            try:
+                probe.bind(address)
+            except OSError as exc:
+                if exc.errno != errno.EADDRINUSE:
+                    return  # e.g. a privileged port: uvicorn's own message names it
+                raise PortInUseError(
+                    f"port {port} on {host} is already in use (is Canopy already running?); "
+                    f"pick another: canopy serve --port {port + 1}, or make run PORT={port + 1}"
+                ) from None
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from app.lan import WILDCARD_HOSTS, room_urls
     from app.server import serve
@@ -364,6 +395,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     settings = Settings()  # CANOPY_* fill in the rest, e.g. ws_max_size
     host = "0.0.0.0" if args.lan else (args.host or settings.host)
     port = args.port or settings.port
+    check_port(host, port)
 
     def tell_the_room() -> None:
         """Bound to every interface: print the links students type (and the teacher's)."""

@@ -152,9 +152,9 @@ class Algorithm:
     stepping: ClassVar[Literal["iteration", "depth"]] = "iteration"
     value_kind: ClassVar[Literal["q", "eval"]] = "q"
     selection_rule: ClassVar[str] = "ucb1"
-    formula: ClassVar[str] = "Q/N + c·sqrt(2 ln N_parent / N)"
-    exploit_label: ClassVar[str] = "Q/N"
-    score_label: ClassVar[str] = "UCT"
+    formula: ClassVar[str] = "W/N + c·sqrt(2 ln N_parent / N)"
+    exploit_label: ClassVar[str] = "W/N"
+    score_label: ClassVar[str] = "UCB1"
     selection_params: ClassVar[tuple[str, ...]] = ()
     simulation: ClassVar[str] = "leaf"
     backup_rule: ClassVar[Literal["average", "negamax"]] = "average"

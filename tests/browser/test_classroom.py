@@ -111,7 +111,8 @@ def test_knight_chess_names_its_sides_black_and_pink_knights_everywhere(server: 
     assert not any("White" in o or o.startswith("Black (") for o in options)
     page.goto(server + "/games")
     row = page.locator(f"tr[data-game-id='{game['id']}']")
-    assert row.locator("td").nth(2).inner_text() == "Black knights"
+    players = row.locator("td.players").inner_text()
+    assert players == "you (Black knights) vs Canopy · mcts (Pink knights)"
 
 
 def test_the_browse_banner_leaves_rank_one_in_view(server: str, page) -> None:
@@ -133,6 +134,7 @@ def test_the_browse_banner_leaves_rank_one_in_view(server: str, page) -> None:
 def test_a_parameter_out_of_range_is_named_beside_its_field(server: str, page) -> None:
     game = api_create(server, human="white", algorithm="uct")
     open_game(page, server, game)
+    page.locator("#settings-fields-advanced > summary").click()  # the parameters are there
     field = page.locator("#settings-fields-p-c")
     field.fill("99")
     page.locator("#settings-apply").click()

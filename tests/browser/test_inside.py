@@ -19,6 +19,7 @@ from tests.browser.conftest import (
     STEP_TIMEOUT_MS,
     analyse,
     api_create,
+    api_get,
     open_game,
     screenshot,
     selected_info,
@@ -520,3 +521,34 @@ def test_the_threads_tab_offers_root_parallelism_and_tabs_have_keys(server, page
     page.keyboard.press("?")
     help_text = page.locator("#shortcuts").inner_text()
     assert "Tabs: Moves, Tree, Step, Charts, Threads, Race" in help_text
+
+
+@pytest.mark.parametrize("algorithm", ["uct", "uct-minimax", "bfms", "mcts", "alphabeta"])
+def test_the_step_heading_states_the_formula_its_table_computes(server, page, algorithm) -> None:
+    """The selection heading is the algorithm's own formula (its hooks, as /api/algorithms
+    describes them), and the table under it names the same terms: UCB1's exploitation is
+    W/N beside a column Q = W/N, never Q/N."""
+    info = next(a for a in api_get(server, "/api/algorithms?game=chess") if a["name"] == algorithm)
+    caps = info["capabilities"]
+    game = api_create(server, human="both", algorithm=algorithm)
+    open_game(page, server, game)
+    if caps["tree"]:
+        analyse(page, at_least=60)  # every root move visited: the next step ranks them all
+    tab(page, "step")
+    page.select_option("#step-speed", "fast")
+    step_times(page, 1 if caps["tree"] and algorithm != "bfms" else 2)
+    selection = page.locator("#phases .phase[data-phase=selection]")
+    if caps["stepping"] == "depth":
+        assert "has no selection phase" in selection.inner_text()
+        assert selection.locator(".formula").count() == 0
+        return
+    heading = selection.locator(".formula").first.inner_text()
+    label, formula = caps["score_label"], " ".join(caps["formula"].replace("sqrt", "√").split())
+    assert heading.startswith(f"{label} = {formula}"), heading
+    head = selection.locator(".formula-table").first.locator("th").all_inner_texts()
+    assert f"= {label}" in head and any(caps["exploit_label"] in th for th in head), head
+    if caps["selection_rule"] == "ucb1":
+        assert heading.startswith("UCB1 = W/N + c·√(2 ln N_parent / N)")
+        assert "Q = W/N" in head and "Q/N" not in heading
+        worked = selection.locator(".worked").first.inner_text()
+        assert re.search(r"\d+\.\d\d/\d+ \+ ", worked), worked  # W/N, worked out

@@ -482,7 +482,7 @@ def test_the_tree_view_opens_an_mcts_node_card_with_its_minimax_value(server, pa
     )
     formula = card.locator(".node-formula").inner_text()
     c_puct = sel["params"]["c_puct"]  # the weight its parent chose by (c_root at the root)
-    assert f"c = {c_puct:.2f}" in formula and "(1−α)·Q+α·mm" in formula
+    assert f"c = {c_puct:.2f}" in formula and f"{sel['exploit_label']} " in formula
     assert f"prior P = {fixed(sel['prior'])}" in formula
     shown = re.search(r"= (\d\.\d{3})$", formula.strip())
     assert shown and float(shown.group(1)) == pytest.approx(sel["score"], abs=6e-4)

@@ -88,6 +88,7 @@ def create_through_the_dialog(page: Any, base: str, *, game: str, human: str, it
     dialog.wait_for(state="visible")
     dialog.locator(f"input[name=game][value={game}]").check()
     dialog.locator(f"input[name=human][value={human}]").check()
+    dialog.locator("#new-fields-advanced > summary").click()  # the budget in iterations is there
     dialog.locator("input[type=radio][value=iterations]").check()
     dialog.locator("input[name=iterations]").fill(str(iterations))
     if game == "knight":

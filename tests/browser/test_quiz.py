@@ -184,3 +184,103 @@ def test_the_step_panel_says_when_moves_tie_at_the_top(server: str, page: Any) -
     assert "… and 9 more moves tied at the top, 3 more moves with lower UCB1." in text
     assert "with lower scores" not in text
     assert "shared with 16 other moves (the first in list order is taken)" in text
+
+
+def _tab(page: Any, name: str) -> None:
+    page.locator(f"#tab-{name}").click()
+    page.wait_for_function(f"() => document.body.dataset.tab === '{name}'")
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => done()))")
+
+
+def _shows_the_answer(page: Any) -> dict[str, Any]:
+    """What on a page would give a question's answer away: the selection score column,
+    the best-move star, the engine's arrows, the step panels and the table's rows."""
+    return dict(
+        page.evaluate(
+            """() => { const visible = (el) => !!el && el.getClientRects().length > 0;
+            return {
+              score: visible(document.querySelector('#root-head th[data-key=uct]'))
+                && [...document.querySelectorAll('#root-body td.c-uct')]
+                     .some((td) => visible(td) && td.textContent.trim() !== ''),
+              star: [...document.querySelectorAll('#root-body tr.best')].some(visible),
+              arrows: document.querySelectorAll('svg.cg-shapes line').length > 0,
+              phases: visible(document.querySelector('#phases')),
+              rows: [...document.querySelectorAll('#root-body tr')].filter(visible).length,
+              note: visible(document.querySelector('#quiz-secret')),
+            }; }"""
+        )
+    )
+
+
+def test_a_students_page_hides_the_next_pick_until_the_reveal(server: str, room: Any) -> None:
+    game = api_create(server, human="both", algorithm="mcts")
+    teacher, student = room(), room()
+    open_game(teacher, server, game)
+    open_game(student, server, game, token=False)
+    teacher.keyboard.press("Space")  # analyse: a table, a star and arrows on every page
+    student.wait_for_function("() => Number(document.body.dataset.iterations) >= 200")
+    teacher.keyboard.press("Space")
+    teacher.wait_for_function("() => window.canopy.state.game.search.status === 'idle'")
+    for page in (teacher, student):
+        _tab(page, "step")
+    teacher.locator("#step-once").click()
+    student.wait_for_selector("body[data-steps='1']")
+    student.wait_for_function("() => document.querySelectorAll('svg.cg-shapes line').length > 0")
+    _tab(student, "moves")
+    before = _shows_the_answer(student)
+    assert before["score"] and before["star"] and before["arrows"], before
+
+    teacher.locator("#quiz-ask-selection").click()
+    student.wait_for_selector("body[data-secret=selection]")
+    student.wait_for_timeout(300)  # a redraw or two: nothing comes back by itself
+    hidden = _shows_the_answer(student)
+    assert not (hidden["score"] or hidden["star"] or hidden["arrows"]), hidden
+    assert hidden["rows"] > 0 and hidden["note"]  # N, Q and P stay: the room reasons on them
+    _tab(student, "step")
+    assert not _shows_the_answer(student)["phases"]  # the last step's table points at it
+    # The teacher's own page keeps it all, to ask, step and explain.
+    _tab(teacher, "moves")
+    shown = _shows_the_answer(teacher)
+    assert shown["score"] and shown["star"] and not shown["note"], shown
+
+    _tab(teacher, "step")
+    teacher.locator("#step-once").click()  # the reveal
+    student.wait_for_selector("body[data-quiz='closed'][data-secret='']")
+    student.wait_for_function("() => document.querySelector('#phases').getClientRects().length")
+    _tab(student, "moves")
+    after = _shows_the_answer(student)
+    assert after["score"] and after["star"] and not after["note"], after
+    student.wait_for_function("() => document.querySelectorAll('svg.cg-shapes line').length > 0")
+
+
+def test_a_students_page_hides_the_engines_search_until_its_move(server: str, room: Any) -> None:
+    game = api_create(server, human="white", algorithm="uct", movetime_ms=4000)
+    teacher, student = room(), room()
+    open_game(teacher, server, game)
+    open_game(student, server, game, token=False)
+    click_move(teacher, "e2e4")
+    student.wait_for_selector("body[data-status='running']")
+    student.wait_for_function("() => document.querySelectorAll('svg.cg-shapes line').length > 0")
+    assert _shows_the_answer(student)["rows"] > 0
+    _tab(teacher, "step")
+    teacher.locator("#quiz-ask-bestmove").click()
+    student.wait_for_selector("body[data-secret=bestmove]")
+    student.wait_for_timeout(500)  # stats frames keep coming: none of them is drawn
+    hidden = _shows_the_answer(student)
+    assert hidden["rows"] == 0 and not (hidden["star"] or hidden["arrows"]), hidden
+    assert "Hidden until" in student.locator("#root-empty").inner_text()
+    assert student.locator("#pv-line").inner_text() == ""
+    for name in ("tree", "step", "charts"):
+        _tab(student, name)
+        assert student.locator(f"#panel-{name}").is_hidden(), name
+    _tab(student, "moves")
+    _tab(teacher, "moves")
+    assert _shows_the_answer(teacher)["rows"] > 0  # the teacher watches it think
+
+    teacher.wait_for_function(
+        "() => document.querySelector('#quiz-verdict').textContent.startsWith('The engine waits')"
+    )
+    teacher.locator("#btn-go").click()  # the reveal: the engine's move
+    student.wait_for_selector("body[data-quiz='closed'][data-secret=''][data-ply='2']")
+    after = _shows_the_answer(student)
+    assert after["rows"] > 0 and after["star"], after  # its search, kept beside its move

@@ -1,7 +1,11 @@
-"""``canopy serve --lan``: every interface, and the links students type printed once up."""
+"""``canopy serve``: ``--lan`` binds every interface and prints the links students type once
+up; a port already taken is refused on one line that says how to pick another."""
 
 from __future__ import annotations
 
+import socket
+import subprocess
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -52,3 +56,25 @@ def test_host_and_lan_together_are_refused_on_one_line(
     assert main(["serve", "--lan", "--host", "10.0.0.1"]) == 2
     err = capsys.readouterr().err.strip()
     assert "--lan" in err and len(err.splitlines()) == 1
+
+
+def test_a_taken_port_is_named_on_one_line_with_how_to_pick_another() -> None:
+    """A second ``canopy serve`` (``make run``) on a port something holds: one line naming
+    the port and the way out, a non-zero status, no traceback, and no server started."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "canopy", "serve", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert lines == [
+        f"canopy serve: error: port {port} on 127.0.0.1 is already in use (is Canopy already "
+        f"running?); pick another: canopy serve --port {port + 1}, or make run PORT={port + 1}"
+    ]

@@ -5,6 +5,7 @@
 import { BRUSHES, engineShapes, pvShapes } from "./arrows.js";
 import { chessboard } from "./chessboard.js";
 import { h } from "./dom.js";
+import { secretKind } from "./quiz.js";
 import { shownSearch } from "./review.js";
 import { canMove, capabilities, isLive, legalDests, promotionChoices, turnOf, uciSquares, viewedPosition } from "./state.js";
 
@@ -88,7 +89,7 @@ export function createBoard(el, promoEl, { getState, onMove }) {
   }
 
   function previewRow(s) {
-    const shown = s.view.hover ? shownSearch(s) : null;
+    const shown = s.view.hover && !secretKind(s) ? shownSearch(s) : null;
     if (!shown || !shown.stats) return null;
     return shown.stats.moves.find((m) => m.move === s.view.hover) || null;
   }
@@ -139,7 +140,8 @@ export function createBoard(el, promoEl, { getState, onMove }) {
       if (!movable) cg.cancelMove();
     }
     let shapes = [];
-    if (preview) shapes = pvShapes(preview.pv);
+    if (secretKind(s)) shapes = []; // an open quiz question: no arrow points at its answer
+    else if (preview) shapes = pvShapes(preview.pv);
     else if (overlay && overlay.shapes) shapes = overlay.shapes;
     else if (s.view.arrows) shapes = searchShapes(s);
     const shapesKey = JSON.stringify(shapes);

@@ -1,23 +1,37 @@
 // Engine settings fields built from GET /api/algorithms (each parameter with
-// its type, default and range) and GET /api/settings (think time, iteration
-// and thread limits). The same builder serves the new-game dialog and the
-// in-game "Engine" card.
+// its type, default, range and description) and GET /api/settings (think time,
+// iteration and thread limits). The same builder serves the new-game dialog and
+// the in-game "Engine" card.
+//
+// What a class needs is on top: the algorithm with its one-line summary and how long it
+// thinks, as presets ("Watch it think": long enough to see the tree grow; "Play"). Every
+// other setting — the budget in milliseconds or iterations, threads, the random seed and
+// each of the algorithm's parameters with its description — sits under "Advanced", built
+// from the algorithm's own parameter list, with a reset to the defaults.
 //
 // A value out of range is named beside its field, in the server's words ("parameter 'c'
 // must be between 0 and 10; got 99"), not only in the browser's pop-up bubble, which a
-// phone shows briefly or not at all; a refusal from the server lands there too.
+// phone shows briefly or not at all; a refusal from the server lands there too (and opens
+// Advanced when the field is in it).
 
-import { h } from "./dom.js";
+import { h, setText } from "./dom.js";
+
+/** Think-time presets: a name, its milliseconds per move, and what it is for. */
+export const PACES = [
+  { key: "watch", label: "Watch it think", ms: 5000, hint: "5 s a move: long enough to watch the table, the arrows and the tree grow." },
+  { key: "play", label: "Play", ms: 1000, hint: "1 s a move: a brisk game." },
+];
 
 let uid = 0;
 
-export function createEngineFields(container, { limits }) {
+export function createEngineFields(container, { limits, label = "Algorithm", advancedExtra = [] }) {
   let algorithms = [];
   let current = null; // the chosen algorithm's description
   const id = (name) => `${container.id}-${name}`;
   uid += 1;
 
   const algoSelect = h("select", { id: id("algorithm"), name: "algorithm" });
+  const algoSummary = h("p", { class: "hint algo-summary", id: id("summary") });
   const algoDesc = h("p", { class: "hint algo-desc" });
   const paramsBox = h("div", { class: "params" });
   const budgetTime = h("input", { type: "radio", name: `budget-${uid}`, value: "time", checked: true });
@@ -64,10 +78,42 @@ export function createEngineFields(container, { limits }) {
     return el;
   };
 
-  container.replaceChildren(
-    h("label", { class: "field", for: id("algorithm") }, "Algorithm", algoSelect),
+  // ---------------------------------------------------------------- think time presets
+  const within = (ms) => ms >= limits.movetime_ms.min && ms <= limits.movetime_ms.max;
+  const paces = PACES.filter((p) => within(p.ms));
+  const paceName = `pace-${uid}`;
+  const paceRadios = paces.map((p) => h("input", { type: "radio", name: paceName, value: p.key, dataset: { ms: String(p.ms) } }));
+  const customRadio = h("input", { type: "radio", name: paceName, value: "custom" });
+  const customText = h("span", {});
+  const customLabel = h("label", { class: "pace custom-pace", title: "Set under Advanced" }, customRadio, customText);
+  const paceHint = h("p", { class: "hint pace-hint", id: id("pace-hint") });
+  const paceBox = h(
+    "fieldset",
+    { class: "choice-row paces", id: id("paces") },
+    h("legend", {}, "Think time"),
+    ...paces.map((p, i) => h("label", { class: "pace", title: p.hint }, paceRadios[i], ` ${p.label} `, h("span", { class: "pace-ms" }, `· ${seconds(p.ms)}`))),
+    customLabel,
+    paceHint,
+  );
+  paceRadios.forEach((radio, i) =>
+    radio.addEventListener("change", () => {
+      if (!radio.checked) return;
+      budgetTime.checked = true;
+      budgetIter.checked = false;
+      movetime.value = String(paces[i].ms);
+      clearError(movetime);
+      syncBudget();
+    }),
+  );
+
+  // ---------------------------------------------------------------- advanced
+  const reset = h("button", { type: "button", class: "reset-defaults", id: id("reset"), title: "Every parameter of this algorithm, the threads and the random seed back to their defaults (the think time stays)" }, "Reset to defaults");
+  const advanced = h(
+    "details",
+    { class: "advanced", id: id("advanced") },
+    h("summary", {}, "Advanced: every parameter"),
     algoDesc,
-    paramsBox,
+    ...advancedExtra,
     h(
       "fieldset",
       { class: "budget" },
@@ -82,19 +128,45 @@ export function createEngineFields(container, { limits }) {
     h(
       "div",
       { class: "pair" },
-      h("label", { class: "field", for: id("threads") }, "Threads", threads, errorFor(threads)),
-      h("label", { class: "field", for: id("seed") }, "Seed", seed, errorFor(seed)),
+      h("label", { class: "field", for: id("threads") }, "Threads", threads, errorFor(threads), h("span", { class: "hint" }, "root parallelism: one tree per thread, merged at the root")),
+      h("label", { class: "field", for: id("seed") }, "Random seed", seed, errorFor(seed), h("span", { class: "hint" }, "the same seed repeats the same search")),
     ),
+    paramsBox,
+    h("div", { class: "row-actions advanced-actions" }, reset),
+  );
+
+  container.replaceChildren(
+    h("label", { class: "field", for: id("algorithm") }, label, algoSelect),
+    algoSummary,
+    paceBox,
+    advanced,
   );
 
   algoSelect.addEventListener("change", () => selectAlgorithm(algoSelect.value, {}));
   const syncBudget = () => {
-    movetime.disabled = !budgetTime.checked;
-    iterations.disabled = !budgetIter.checked;
+    movetime.disabled = !budgetTime.checked || algoSelect.disabled;
+    iterations.disabled = !budgetIter.checked || algoSelect.disabled;
+    syncPace();
   };
   budgetTime.addEventListener("change", syncBudget);
   budgetIter.addEventListener("change", syncBudget);
+  movetime.addEventListener("input", syncPace);
+  iterations.addEventListener("input", syncPace);
+  reset.addEventListener("click", resetDefaults);
   syncBudget();
+
+  /** Check the preset the budget matches, or "Custom" with what it is. */
+  function syncPace() {
+    const ms = Number(movetime.value);
+    const byTime = budgetTime.checked;
+    const match = byTime ? paces.findIndex((p) => p.ms === ms) : -1;
+    paceRadios.forEach((radio, i) => (radio.checked = i === match));
+    customRadio.checked = match < 0;
+    customLabel.hidden = match >= 0;
+    const count = Number(iterations.value);
+    setText(customText, ` Custom · ${byTime ? (Number.isFinite(ms) ? seconds(ms) : "?") : `${Number.isFinite(count) ? count.toLocaleString("en-US") : "?"} iterations`}`);
+    setText(paceHint, match >= 0 ? paces[match].hint : "Set under Advanced (think time in ms, or a number of iterations).");
+  }
 
   function setAlgorithms(list, values = {}) {
     // The default opponent heads the menu; the rest keep the server's order.
@@ -111,13 +183,25 @@ export function createEngineFields(container, { limits }) {
   function selectAlgorithm(name, params) {
     current = algorithms.find((a) => a.name === name) || null;
     algoSelect.value = name;
-    algoDesc.textContent = current ? current.description : "";
+    setText(algoSummary, current ? capitalised(current.summary) : "");
+    setText(algoDesc, current ? `${current.title}: ${current.description}` : "");
     for (const input of paramsBox.querySelectorAll("[data-param]")) errors.delete(input);
     paramsBox.replaceChildren(...(current ? current.params.map((p) => paramField(p, params[p.name])) : []));
     const maxThreads = Math.min(limits.threads.max, current?.threads?.max ?? limits.threads.max);
     threads.max = String(maxThreads);
     if (Number(threads.value) > maxThreads) threads.value = String(maxThreads);
-    threads.disabled = maxThreads <= 1;
+    threads.disabled = maxThreads <= 1 || algoSelect.disabled;
+  }
+
+  /** The algorithm's parameters, threads and seed back to their defaults (the budget stays:
+   * it has its own choice above). */
+  function resetDefaults() {
+    if (!current) return;
+    selectAlgorithm(current.name, {});
+    threads.value = "1";
+    seed.value = "0";
+    for (const input of [threads, seed]) clearError(input);
+    container.dispatchEvent(new Event("input", { bubbles: true })); // the Engine card: changed
   }
 
   function paramField(p, value) {
@@ -171,6 +255,7 @@ export function createEngineFields(container, { limits }) {
   function showAt(input, message) {
     const el = errors.get(input);
     if (!el) return false;
+    if (advanced.contains(input)) advanced.open = true; // a message nobody can see helps nobody
     el.textContent = message;
     el.hidden = false;
     input.setAttribute("aria-invalid", "true");
@@ -209,7 +294,7 @@ export function createEngineFields(container, { limits }) {
     const range = p.min !== null && p.min !== undefined && p.max !== null && p.max !== undefined
       ? ` (${p.min}–${p.max})`
       : "";
-    return h("span", { class: "hint clamp", title: p.description }, `${range ? `${range.trim()} · ` : ""}${p.description}`);
+    return h("span", { class: "hint param-desc" }, `${range ? `${range.trim()} · ` : ""}${p.description} · default ${String(p.default)}`);
   }
 
   /** The settings as a request body; throws with a message naming a bad field. */
@@ -254,7 +339,7 @@ export function createEngineFields(container, { limits }) {
   }
 
   function setDisabled(disabled) {
-    for (const input of container.querySelectorAll("input, select")) {
+    for (const input of container.querySelectorAll("input, select, button")) {
       input.disabled = disabled;
     }
     if (!disabled) {
@@ -265,4 +350,15 @@ export function createEngineFields(container, { limits }) {
   }
 
   return { setAlgorithms, setValues, read, setDisabled, showError };
+}
+
+/** "5 s", "1 s", "150 ms", "2.5 s". */
+function seconds(ms) {
+  if (ms < 1000) return `${ms} ms`;
+  const s = ms / 1000;
+  return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
+}
+
+function capitalised(text) {
+  return text ? text.charAt(0).toUpperCase() + text.slice(1) : "";
 }

@@ -12,7 +12,7 @@ import { stepsExportControl, treeExportControl } from "./export.js";
 import { showPairs } from "./evalpair.js";
 import { createNodeCard, moverAt, qText } from "./nodecard.js";
 import { qGradient } from "./notation.js";
-import { createQuiz } from "./quiz.js";
+import { createQuiz, secretKind } from "./quiz.js";
 import { createRaceView, raceShapes } from "./race.js";
 import { capabilities, isLive, sideName, samePosition } from "./state.js";
 import { PHASE_TITLES, buildStep, highlight, isDeepening, overlay, stepNotes, stepParams, stepSummary } from "./step.js";
@@ -231,6 +231,7 @@ export function createInside({ getState, send, scheduleRender }) {
     h("p", { class: "hint" }, "Tip: start from a fresh position so the tree is small, and use Auto for a slow, continuous demo."),
   );
   const historyList = h("ol", { class: "step-history", id: "step-history", reversed: true });
+  const stepStage = h("div", { class: "step-stage" }, miniTreeArea, h("div", { class: "step-history-box" }, h("h4", {}, "Steps so far"), historyList));
   // The toolbar stays at the top of the window while the page follows the phases down
   // (sticky): only what a demo needs between steps; the log's export goes by the header.
   const stepBar = h("div", { class: "step-toolbar", role: "toolbar", "aria-label": "Step controls" }, stepButton, autoButton, speedSelect, replayButton, h("span", { class: "phase-chips" }, phaseChips), h("span", { class: "quiz-asks" }, askPick, askMove));
@@ -240,11 +241,13 @@ export function createInside({ getState, send, scheduleRender }) {
     stepHead,
     stepNotesEl,
     stepEmpty,
-    h("div", { class: "step-stage" }, miniTreeArea, h("div", { class: "step-history-box" }, h("h4", {}, "Steps so far"), historyList)),
+    stepStage,
     phaseGrid,
   );
-  // The phases scroll into view below the bar (their scroll margin reads --step-bar), and
-  // the bar shows an edge only while it lies over them.
+  // The page never scrolls by itself on a step (a class watching the board and the Selection
+  // panel would lose them), only to a phase whose chip is pressed; the bar is sticky, the
+  // phases keep clear of it (their scroll margin reads --step-bar), and it shows an edge
+  // only while it lies over them.
   new ResizeObserver(() => stepPanel.style.setProperty("--step-bar", `${stepBar.offsetHeight}px`)).observe(stepBar);
   const markStuck = () => {
     if (stepPanel.hidden) return;
@@ -253,13 +256,12 @@ export function createInside({ getState, send, scheduleRender }) {
   };
   window.addEventListener("scroll", markStuck, { passive: true });
   const miniTree = createTreeView(miniTreeArea, { onSelect: (id) => { setTab("tree"); selectNode(id); }, layout: "down", qLabel });
-  // A mouse press steps at once, not on its click: after each step the page scrolls itself
-  // (smoothly) to follow the phases and the toolbar is sticky, so the button can move
-  // between press and release; the release then lands beside it, the browser fires no
-  // click, and the step was lost (seen in CI; a class demo clicking Step again and again
-  // loses steps the same way). The click of that same press is swallowed: one step a
-  // press. Keyboard (a click with detail 0), touch and pen act on click (a touch press
-  // may start a scroll).
+  // A mouse press steps at once, not on its click: the toolbar is sticky and the phases
+  // below it are rebuilt by each step, so the button can move between press and release;
+  // the release then lands beside it, the browser fires no click, and the step was lost
+  // (seen in CI; a class demo clicking Step again and again loses steps the same way).
+  // The click of that same press is swallowed: one step a press. Keyboard (a click with
+  // detail 0), touch and pen act on click (a touch press may start a scroll).
   const doStep = () => send({ type: "search", action: "step" });
   let swallowUntil = 0; // until when a click with detail > 0 is the acted press's own
   stepButton.addEventListener("pointerdown", (e) => {
@@ -278,7 +280,7 @@ export function createInside({ getState, send, scheduleRender }) {
   replayButton.addEventListener("click", () => I.step && animate());
 
   let builtStep = null;
-  let shownPhase = null; // the phase last scrolled into view
+  let revealPhase = false; // a phase chip asked for its phase: scroll it into view once
   const mini = { tree: null, step: null, phase: -1 }; // what the mini tree last drew
   let phaseTimer = null;
   let auto = false;
@@ -318,6 +320,7 @@ export function createInside({ getState, send, scheduleRender }) {
     if (!I.step) return;
     clearTimeout(phaseTimer);
     I.phase = i;
+    revealPhase = true; // asked for by its chip: bring it into view
     updateOverlay();
     scheduleRender();
   }
@@ -382,6 +385,7 @@ export function createInside({ getState, send, scheduleRender }) {
         if (I.tab === "race") updateOverlay();
         return true;
       case "quiz":
+        s.quiz = frame; // what secretKind (quiz.js) reads: the page hides the answer while it is open
         quiz.onFrame(frame);
         return true;
       default:
@@ -438,24 +442,28 @@ export function createInside({ getState, send, scheduleRender }) {
   // ---------------------------------------------------------------- drawing
   function render(st) {
     const game = st.game;
+    // An open quiz question on a page that is not the teacher's (quiz.js): the views that
+    // give its answer stay hidden until the reveal.
+    const secret = secretKind(st);
+    const concealed = (key) => (secret === "bestmove" && key !== "moves") || (secret === "selection" && key === "threads");
     for (const [key] of TABS) {
       const active = I.tab === key;
       const button = $(`tab-${key}`);
       button.setAttribute("aria-selected", String(active));
       button.tabIndex = active ? 0 : -1;
-      panels[key].hidden = !active;
+      panels[key].hidden = !active || concealed(key);
     }
     document.body.dataset.tab = I.tab;
     // The caption says what the board shows while it shows a step phase (board.js draws
     // the overlay only on the live position, without a row preview); below the board,
     // so no piece is hidden.
     const banner = $("overlay-banner");
-    const caption = st.view.overlay && st.view.overlay.caption && isLive(st) && !st.view.hover ? st.view.overlay.caption : null;
+    const caption = st.view.overlay && st.view.overlay.caption && isLive(st) && !st.view.hover && !secret ? st.view.overlay.caption : null;
     banner.hidden = !(caption && I.tab === "step");
     if (caption) setText($("overlay-text"), `Phase ${I.phase + 1} of 4 · ${caption}`);
     const gameName = game ? game.game : "chess";
-    if (I.tab === "tree") renderTree(st, gameName);
-    else if (I.tab === "step") renderStep(st, gameName);
+    if (I.tab === "tree") renderTree(st, gameName, secret);
+    else if (I.tab === "step") renderStep(st, gameName, secret);
     else if (I.tab === "charts") charts.render(I.history, { mcts: !st.stats || capabilities(st, st.stats.algorithm).mcts });
     else if (I.tab === "threads") threads.render(st);
     else if (I.tab === "race") {
@@ -482,7 +490,7 @@ export function createInside({ getState, send, scheduleRender }) {
     document.body.dataset.race = I.race ? (I.race.running ? "running" : "done") : "";
   }
 
-  function renderTree(st, gameName) {
+  function renderTree(st, gameName, secret) {
     setText(legendLeft, `${sideName(gameName, "black")} better`);
     setText(legendRight, `${sideName(gameName, "white")} better`);
     const stats = st.stats;
@@ -510,6 +518,7 @@ export function createInside({ getState, send, scheduleRender }) {
       orientation: st.view.orientation,
       evalsOf: showPairs(st) ? (fen) => st.evalPairs.lookup(gameName, fen, []) : null,
     });
+    if (secret) nodeBox.hidden = true; // its children's formulas would give the pick away
     // The card lies over the tree's right-hand side: the tree keeps to the rest, and a
     // newly selected node is brought out from under it.
     treeView.setInset(nodeBox.hidden ? 0 : nodeBox.offsetWidth + 16);
@@ -519,11 +528,14 @@ export function createInside({ getState, send, scheduleRender }) {
     }
   }
 
-  function renderStep(st, gameName) {
+  function renderStep(st, gameName, secret) {
     const step = I.step;
-    stepEmpty.hidden = !!step;
-    phaseGrid.hidden = !step;
-    stepHeader.hidden = !step;
+    // The last step's tables, its path and the steps so far point at the next pick.
+    stepEmpty.hidden = !!step || !!secret;
+    phaseGrid.hidden = !step || !!secret;
+    stepHeader.hidden = !step || !!secret;
+    stepNotesEl.hidden = !!secret;
+    stepStage.hidden = !!secret;
     if (step && builtStep !== step) {
       builtStep = step;
       const ctx = { game: gameName, params: stepParams(st.game), threads: st.stats ? st.stats.threads : st.game ? st.game.settings.threads : 1 };
@@ -550,10 +562,10 @@ export function createInside({ getState, send, scheduleRender }) {
         el.classList.toggle("active", i === I.phase);
         el.classList.toggle("done", i < I.phase);
       });
-      if (shownPhase !== `${step.iteration}:${I.phase}`) {
-        // Follow the animation down the page (the board column stays put: it is sticky, and
-        // so is the step toolbar, which covers the window's top).
-        shownPhase = `${step.iteration}:${I.phase}`;
+      if (revealPhase) {
+        // Only a phase chip scrolls the page, below the sticky toolbar; a step and its
+        // animation never do (a class would lose the board and the Selection panel).
+        revealPhase = false;
         const active = phaseGrid.querySelector(".phase.active");
         const box = active && active.getBoundingClientRect();
         const top = Math.max(0, stepBar.getBoundingClientRect().bottom);

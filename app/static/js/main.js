@@ -11,6 +11,7 @@ import { createEngineFields } from "./forms.js";
 import { createInside } from "./inside.js";
 import { createMoveList } from "./movelist.js";
 import { createPanel } from "./panel.js";
+import { secretKind } from "./quiz.js";
 import { createReview, createReviewState } from "./review.js";
 import { copyText, createShare } from "./share.js";
 import { connectGame } from "./socket.js";
@@ -120,6 +121,7 @@ const controls = createControls({
 
 function render() {
   const game = s.game;
+  body.dataset.secret = secretKind(s) || ""; // an open quiz question's answer, hidden (quiz.js)
   board.render(s);
   panel.render(s);
   inside.render(s);
@@ -170,7 +172,7 @@ function renderHeader() {
   const legend = $("legend");
   legend.hidden = !(game && game.game === "knight");
   if (game && game.game === "knight") {
-    setText(legend, "Original colours: the first mover's knights black, the second's pink.");
+    setText($("legend-text"), "Original colours: the first mover's knights black, the second's pink.");
   }
 }
 
@@ -295,7 +297,9 @@ function onFrame(frame) {
     case "state": {
       const firstForGame = !s.game || s.game.id !== frame.id;
       const held = s.stats;
+      const ply = s.game ? s.game.ply : null;
       if (!applyState(s, frame)) return;
+      if (s.game.ply !== ply) releaseSearchColumn();
       if (held && !s.stats && frame.history.length) {
         // The engine moved: its search stays on screen (dimmed) until a new one starts.
         const last = frame.history[frame.history.length - 1];
@@ -401,10 +405,30 @@ function navigate(where) {
 function navigateTo(ply) {
   const game = s.game;
   if (!game) return;
+  holdSearchColumn();
   s.view.ply = ply >= game.ply ? null : Math.max(0, ply);
   s.view.hover = null;
   if (s.view.ply !== null) ensurePositions();
   scheduleRender();
+}
+
+/** Browsing the moves (the list, the evaluation graph, ← →) swaps the table for the search
+ * kept with a move, often shorter or none: the search column keeps the height it had, or
+ * the cards under it (the graph among them) would move up from under the mouse, and the
+ * page's end with them. Released when the game itself moves on. */
+let heldHeight = 0;
+function holdSearchColumn() {
+  const column = document.querySelector(".panel-col");
+  const height = column.getBoundingClientRect().height;
+  if (height <= heldHeight) return;
+  heldHeight = height;
+  column.style.minHeight = `${height}px`; // CSSOM: the CSP allows it
+}
+
+function releaseSearchColumn() {
+  if (!heldHeight) return;
+  heldHeight = 0;
+  document.querySelector(".panel-col").style.minHeight = "";
 }
 
 /** Very long games arrive without old board FENs; fetch them once when browsing there. */
@@ -579,6 +603,12 @@ async function boot() {
   });
   $("btn-new").addEventListener("click", openNewGame);
   $("btn-help").addEventListener("click", () => $("help-dialog").showModal());
+  // Knight chess's rules: from the help (?), the New game dialog and the colour legend.
+  document.addEventListener("click", (event) => {
+    if (!event.target.closest?.("[data-rules]")) return;
+    if ($("help-dialog").open) $("help-dialog").close();
+    $("rules-dialog").showModal();
+  });
   $("btn-large").addEventListener("click", () => toggleLarge());
   $("btn-share").addEventListener("click", () => share.open());
   // Phones: the top bar's actions fold into a menu; choosing one (or tapping elsewhere) closes it.
@@ -619,7 +649,7 @@ async function boot() {
     s.limits = limits;
     s.algorithms = { chess, knight };
     settingsFields = createEngineFields($("settings-fields"), { limits });
-    newFields = createEngineFields($("new-fields"), { limits });
+    newFields = createEngineFields($("new-fields"), { limits, label: "Opponent", advancedExtra: [$("new-fen-field")] });
     if (s.game) {
       onFirstState();
       fillSettings();

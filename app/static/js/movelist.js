@@ -38,7 +38,7 @@ export function createMoveList({ onNavigate }) {
       else button.removeAttribute("aria-current");
     }
     const active = list.querySelector("button.current");
-    if (active && s.view.ply !== null) active.scrollIntoView({ block: "nearest" });
+    if (active && s.view.ply !== null) reveal(list, active);
     else if (s.view.ply === null) list.scrollTop = list.scrollHeight;
     setText(plyCount, game.ply ? plies(game.ply) : "");
     const text = resultText(game);
@@ -90,4 +90,13 @@ export function createMoveList({ onNavigate }) {
   }
 
   return { render };
+}
+
+/** Scroll the list (only the list: scrollIntoView would scroll the page too, and a click on
+ * the evaluation graph below would move the graph away from the mouse) so `item` shows. */
+function reveal(list, item) {
+  const box = list.getBoundingClientRect();
+  const at = item.getBoundingClientRect();
+  if (at.top < box.top) list.scrollTop -= box.top - at.top;
+  else if (at.bottom > box.bottom) list.scrollTop += at.bottom - box.bottom;
 }

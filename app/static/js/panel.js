@@ -6,6 +6,7 @@
 import { $, formatBytes, formatCount, formatMs, h, setText } from "./dom.js";
 import { pairShort, pairText, showPairs } from "./evalpair.js";
 import { fixed, signed } from "./notation.js";
+import { secretKind } from "./quiz.js";
 import { shownSearch } from "./review.js";
 import { engineLabel, isPlayer, proofText, samePosition, scoreLabel, searchPhrase, sortedRows } from "./state.js";
 
@@ -22,6 +23,9 @@ const COLUMNS = [
   { key: "static", label: "Hand · learned", title: "Both static evaluations of the position after the move, for the side to move: the hand-made one · the learned one", numeric: true, fixed: true },
   { key: "pv", label: "Principal variation", title: "The line the search expects", numeric: false },
 ];
+
+/** The selection score's column: the rule's own ranking, and so a quiz's answer. */
+const SCORE = 4;
 
 const SUMMARY = [
   ["iterations", "Iterations"],
@@ -98,14 +102,17 @@ export function createPanel({ getState, onSort, onHover }) {
     const stats = shown ? shown.stats : null;
     const game = s.game;
     const kind = shown ? shown.kind : "live";
+    // An open quiz question on a student's page (quiz.js): the engine's move is every row's
+    // numbers; the formula's pick is the score column and the star.
+    const secret = secretKind(s);
     setText(label, shown && shown.label ? shown.label : "");
     label.hidden = !(shown && shown.label);
     label.dataset.kind = kind;
     card.dataset.search = kind;
     card.classList.toggle("dimmed", kind === "last");
-    setText(empty, kind === "none" ? "Nothing kept for this position: no search ran here before the move." : emptyText);
+    setText(empty, secret === "bestmove" ? "Hidden until the engine's move reveals the answer: vote first." : kind === "none" ? "Nothing kept for this position: no search ran here before the move." : emptyText);
     const algorithm = (stats && stats.algorithm) || (game && game.settings.algorithm) || "uct";
-    setText(headers[4].querySelector("button"), scoreLabel(s, algorithm));
+    setText(headers[SCORE].querySelector("button"), scoreLabel(s, algorithm));
     const { key, dir } = s.view.sort;
     for (const th of headers) {
       const active = th.dataset.key === key;
@@ -115,7 +122,10 @@ export function createPanel({ getState, onSort, onHover }) {
     setText(stateEl, game ? `${searchPhrase(s)}${game.settings ? ` · ${engineLabel(game.settings)}` : ""}` : "");
     stateEl.dataset.status = game ? game.search.status : "idle";
 
-    const sorted = sortedRows(stats, s.view.sort);
+    table.classList.toggle("secret-score", !!secret);
+    // Sorted by the hidden score, the order alone would tell: by visits instead.
+    const sort = secret && s.view.sort.key === COLUMNS[SCORE].key ? { key: "visits", dir: -1 } : s.view.sort;
+    const sorted = secret === "bestmove" ? [] : sortedRows(stats, sort);
     // Both static evaluations, when asked for and offered (evalpair.js): fetched once per position.
     const pairs = stats && stats.fen && showPairs(s) ? s.evalPairs.lookup(game.game, stats.fen, stats.moves.map((m) => m.move).sort()) : null;
     table.classList.toggle("with-static", showPairs(s));
@@ -127,8 +137,8 @@ export function createPanel({ getState, onSort, onHover }) {
     for (const m of sorted) {
       seen.add(m.move);
       const row = rowFor(m.move);
-      fillRow(row, m, pairOf.get(m.move), pairs === null);
-      row.tr.classList.toggle("best", m.move === stats.bestmove);
+      fillRow(row, m, pairOf.get(m.move), pairs === null, !!secret);
+      row.tr.classList.toggle("best", m.move === stats.bestmove && !secret);
       row.tr.classList.toggle("played", kind !== "live" && m.move === stats.bestmove);
       row.tr.classList.toggle("hovered", m.move === s.view.hover);
       row.tr.style.setProperty("--share", String(m.share || 0));
@@ -143,17 +153,17 @@ export function createPanel({ getState, onSort, onHover }) {
         rows.delete(move);
       }
     }
-    const pv = stats ? stats.pv_san : [];
+    const pv = stats && !secret ? stats.pv_san : [];
     setText(pvLine, pv.length ? `PV ${pv.slice(0, 16).join(" ")}` : "");
   }
 
-  function fillRow(row, m, pair, loading) {
+  function fillRow(row, m, pair, loading, secret) {
     const c = row.cells;
     setText(c[0], m.san);
     setText(c[1], formatCount(m.visits));
     setText(c[2], m.share === null ? "–" : `${(m.share * 100).toFixed(1)}%`);
     setText(c[3], fixed(m.q, 3));
-    setText(c[4], fixed(m.uct, 3));
+    setText(c[SCORE], secret ? "" : fixed(m.uct, 3));
     setText(c[5], typeof m.prior === "number" ? fixed(m.prior, 3) : "–");
     const proof = proofText(m);
     setText(c[6], proof || signed(m.eval, 2));
@@ -162,7 +172,7 @@ export function createPanel({ getState, onSort, onHover }) {
     c[7].title = pair ? pairText(pair) : "";
     setText(c[8], m.pv_san.slice(0, 8).join(" "));
     c[8].title = m.pv_san.join(" ");
-    c[4].title = m.bound && m.bound !== "exact" ? `${m.bound} bound` : ""; // only a deepening search bounds
+    c[SCORE].title = m.bound && m.bound !== "exact" ? `${m.bound} bound` : ""; // only a deepening search bounds
   }
 
   function renderSummary(s, st, kind) {

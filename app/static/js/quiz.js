@@ -6,10 +6,29 @@
 // reveal (the step, the engine's move) the same card shows the answer and how the room
 // voted. The card sits at the top of the search column, so it is seen whatever tab is
 // open, in large type and on a phone. State is the latest frame; one render per frame.
+//
+// While a question is open, every page but the teacher's (the game's player) keeps the
+// answer out of sight (`secretKind`): for "which move will the formula pick" the selection
+// score column, the best-move star, the arrows, the node card and the step panels; for
+// "which move will the engine play" every view of the search. All come back at the reveal.
 
 import { h, setText } from "./dom.js";
 
 const KIND_TITLES = { selection: "Predict the selection", bestmove: "Predict the engine's move" };
+
+const SECRET_NOTES = {
+  selection: "Until the reveal, this screen hides what gives the pick away: the selection scores, the best-move star, the arrows and the step details.",
+  bestmove: "Until the engine's move reveals the answer, this screen hides its search: the table, the arrows and the other views.",
+};
+
+/** The kind of the open question whose answer this page must not show ("selection" or
+ * "bestmove"), or null: no question is open, or this is the teacher's page (the player
+ * asks, steps and reveals; a student's page and the projector are the room's). */
+export function secretKind(s) {
+  const q = s.quiz;
+  if (!q || !q.open || !s.game || s.game.role === "player") return null;
+  return sameBoard(q.fen, s.game.fen, true) ? q.kind : null;
+}
 
 export function createQuiz({ mount, send, scheduleRender }) {
   let question = null; // the latest quiz frame
@@ -24,6 +43,7 @@ export function createQuiz({ mount, send, scheduleRender }) {
   const tallyText = h("p", { class: "quiz-tally-text", id: "quiz-tally-text", role: "status" });
   const bars = h("ol", { class: "quiz-bars", "aria-label": "How the room voted" });
   const verdict = h("p", { class: "quiz-verdict", id: "quiz-verdict", role: "status" });
+  const secret = h("p", { class: "quiz-secret hint", id: "quiz-secret", hidden: true });
   const withdraw = h("button", { type: "button", class: "quiz-withdraw", title: "Cancel this question" }, "Withdraw");
   const close = h("button", { type: "button", class: "quiz-close", "aria-label": "Close the quiz card", title: "Close" }, "×");
   const card = h(
@@ -36,6 +56,7 @@ export function createQuiz({ mount, send, scheduleRender }) {
     verdict,
     tallyText,
     bars,
+    secret,
   );
   mount.prepend(card);
   withdraw.addEventListener("click", () => send({ type: "quiz", action: "withdraw" }));
@@ -135,6 +156,9 @@ export function createQuiz({ mount, send, scheduleRender }) {
       }),
     );
     setText(verdict, verdictText(q, voted, game));
+    const hiding = secretKind(st);
+    secret.hidden = !hiding;
+    setText(secret, hiding ? SECRET_NOTES[hiding] : "");
   }
 
   return { onFrame, onError, ask, render, get question() { return question; } };

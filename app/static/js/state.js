@@ -232,8 +232,8 @@ const DEFAULT_CAPABILITIES = {
   value_kind: "q",
   selection_rule: "ucb1",
   formula: "",
-  exploit_label: "Q/N",
-  score_label: "UCT",
+  exploit_label: "W/N",
+  score_label: "UCB1",
   simulation: "playout",
   backup_rule: "average",
 };

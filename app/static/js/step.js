@@ -113,10 +113,21 @@ function selectionPanel(step, ctx) {
   return out;
 }
 
+/** What the algorithm calls its selection score and the term it exploits (its hooks, sent
+ * with every level), so the heading, the columns and the worked line name the same things. */
+function levelLabels(level) {
+  const byEval = level.value_kind === "eval";
+  return {
+    score: level.score_label || (byEval ? "score" : "UCB1"),
+    exploit: level.exploit_label || (byEval ? "eval" : "W/N"),
+  };
+}
+
 function formulaTable(step, level, ctx) {
   if (level.rule === "puct") return puctTable(step, level, ctx);
   // "eval": each child ranks by its value (bfms); "q": by its mean reward W/N (UCB1)
   const byEval = level.value_kind === "eval";
+  const labels = levelLabels(level);
   const rows = (level.children || []).slice().sort((a, b) => {
     const sa = a.score === null ? Infinity : a.score;
     const sb = b.score === null ? Infinity : b.score;
@@ -124,8 +135,8 @@ function formulaTable(step, level, ctx) {
   });
   const shown = rows.slice(0, 8);
   const head = byEval
-    ? ["Move", "N", level.exploit_label || "eval", "+ explore", "= score", ""]
-    : ["Move", "N", "W", "Q = W/N", "+ explore", "= UCB1", ""];
+    ? ["Move", "N", labels.exploit, "+ explore", `= ${labels.score}`, ""]
+    : ["Move", "N", "W", `Q = ${labels.exploit}`, "+ explore", `= ${labels.score}`, ""];
   const body = shown.map((c) => {
     const mark = c.winner ? "✔ best" : "";
     const cells = byEval
@@ -140,14 +151,14 @@ function formulaTable(step, level, ctx) {
   return h(
     "div",
     { class: "formula-wrap" },
-    h("p", { class: "formula" }, `${byEval ? "score" : "UCB1"} = ${formulaText(level.formula)}`),
+    h("p", { class: "formula" }, `${labels.score} = ${formulaText(level.formula)}`),
     h(
       "table",
       { class: "formula-table" },
       h("thead", {}, h("tr", {}, head.map((t, k) => h("th", { class: k === 0 ? "" : "num" }, t)))),
       h("tbody", {}, body),
     ),
-    ...selectionNotes(level.children || [], rows, shown.length, level.children_trimmed || 0, byEval ? "scores" : "UCB1"),
+    ...selectionNotes(level.children || [], rows, shown.length, level.children_trimmed || 0, byEval ? "scores" : labels.score),
   );
 }
 
@@ -274,11 +285,11 @@ function workedExample(step, level, c, ctx) {
     if (!c.visits) {
       return `${c.san} wins: never visited, it scores eval + FPU = ${signed(c.value, 3)} + ${fixed(c.explore)} = ${fixed(c.score)}.`;
     }
-    return `${c.san} wins: ${signed(c.value, 3)} + ${C}·√(ln ${np} / ${c.visits}) = ${signed(c.value, 3)} + ${fixed(c.explore)} = ${fixed(c.score)}, ${largest(level, c, "score")}.`;
+    return `${c.san} wins: ${signed(c.value, 3)} + ${C}·√(ln ${np} / ${c.visits}) = ${signed(c.value, 3)} + ${fixed(c.explore)} = ${fixed(c.score)}, ${largest(level, c, levelLabels(level).score)}.`;
   }
   if (!c.visits) return `${c.san} wins: a child never visited scores infinity, so every move is tried once before any is tried twice.`;
   const cParam = params.c !== undefined ? fixed(params.c, 2) : "c";
-  return `${c.san} wins: ${fixed(c.value_sum, 2)}/${c.visits} + ${cParam}·√(2·ln ${np} / ${c.visits}) = ${fixed(c.q)} + ${fixed(c.explore)} = ${fixed(c.score)}, ${largest(level, c, "UCB1")}.`;
+  return `${c.san} wins: ${fixed(c.value_sum, 2)}/${c.visits} + ${cParam}·√(2·ln ${np} / ${c.visits}) = ${fixed(c.q)} + ${fixed(c.explore)} = ${fixed(c.score)}, ${largest(level, c, levelLabels(level).score)}.`;
 }
 
 /** "the largest UCB1", or, on a tie, that the winner shares it and comes first in the list. */

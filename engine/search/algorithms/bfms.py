@@ -153,15 +153,15 @@ def bfms_run(
 class BFMS(Algorithm):
     name = "bfms"
     title = "Best-First Minimax Search with UCT"
-    summary = "the seed's algorithm: every child evaluated, values backed up by minimax"
+    summary = "every child evaluated, values backed up by minimax instead of averaged"
     description = (
         "Expand every child of the selected leaf and evaluate each; select by "
-        "eval + C·sqrt(ln N / n) (unvisited: eval + FPU); back up by overwriting each value "
-        "with −max(children); play the child maximising eval + ln(visits)."
+        "eval + C·sqrt(ln N_parent / N) (never visited: eval + FPU); back up by overwriting "
+        "each value with −max(children); play the child maximising eval + ln(visits)."
     )
     params = (
         ParamSpec(
-            "C", "float", 1.5, "exploration weight C in eval + C·sqrt(ln N / n)",
+            "C", "float", 1.5, "exploration weight C in eval + C·sqrt(ln N_parent / N)",
             min=0.0, max=10.0,
         ),
         ParamSpec(

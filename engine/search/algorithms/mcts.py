@@ -1077,7 +1077,7 @@ class MCTS(Algorithm):
     params = (
         ParamSpec(
             "c_puct", "float", 1.0,
-            "exploration weight c in Q + c·P·sqrt(N) / (1 + n)", min=0.0, max=10.0,
+            "exploration weight c in c·P·sqrt(N_parent) / (1 + N)", min=0.0, max=10.0,
             game_defaults={"chess": 0.25},  # results.md: pooled 34 % (200 games), c = 1 30 % (170)
         ),
         ParamSpec(
@@ -1186,8 +1186,11 @@ class MCTS(Algorithm):
     keeps_proofs = True
     value_kind = "q"
     selection_rule = "puct"
-    formula = "(1 − α)·Q + α·minimax + c·P·sqrt(N_parent) / (1 + N)  (unevaluated: urgency)"
-    exploit_label = "(1−α)·Q+α·mm"
+    formula = (
+        "(1 − α)·Q + α·(1 + minimax)/2 + c·P·sqrt(N_parent) / (1 + N)"
+        "  (not yet evaluated: the parent's urgency in place of the first two terms)"
+    )
+    exploit_label = "value"
     score_label = "PUCT"
     selection_params = ("c_puct", "alpha", "fpu")
     simulation = "quiescence"

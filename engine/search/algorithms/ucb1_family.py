@@ -15,7 +15,7 @@ C_PARAM = ParamSpec(
     "c",
     "float",
     round(1 / math.sqrt(2), 6),
-    "exploration constant c in Q/N + c·sqrt(2 ln N_parent / N); 1/√2 suits rewards in [0, 1]",
+    "exploration constant c in W/N + c·sqrt(2 ln N_parent / N); 1/√2 suits rewards in [0, 1]",
     min=0.0,
     max=10.0,
 )
@@ -25,9 +25,9 @@ class UCB1Family(Algorithm):
     """Base of the algorithms that select by UCB1 and back up averages."""
 
     selection_rule = "ucb1"
-    formula = "Q/N + c·sqrt(2 ln N_parent / N)"
-    exploit_label = "Q/N"
-    score_label = "UCT"
+    formula = "W/N + c·sqrt(2 ln N_parent / N)"
+    exploit_label = "W/N"
+    score_label = "UCB1"
     selection_params = ("c",)
     value_kind = "q"
     backup_rule = "average"
