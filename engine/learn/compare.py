@@ -27,13 +27,13 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.eval.evaluate import batch_evaluate
+from engine.eval.features import N_KNIGHT
+from engine.eval.learned_logits import batch_logits_of
 from engine.learn.chessnet import ChessModel
 from engine.learn.fitting import Network, cross_entropy, lbfgs
 from engine.learn.ntuple import TUPLE_SETS, Model, tuple_squares
 from engine.learn.train import Pool, TrainConfig, Trainer
-from engine.search.eval_features import N_KNIGHT
-from engine.search.evaluation import batch_evaluate
-from engine.search.learned import batch_logits_of
 
 Caller = Callable[[np.ndarray], np.ndarray]
 

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from engine.search.learned_weights import AnyWeights
+from engine.eval.learned_weights import AnyWeights
 
 
 class Network(Protocol):

@@ -2,7 +2,8 @@
 
 With ``stats[PRUNED]`` (``mcts prune=true``) it also extends checks and uses
 principal-variation search, null-move pruning and late-move reductions; the ``alphabeta``
-baseline stays the generic search the seed's claim names.
+baseline stays the generic search that the claim of ``bfms`` against alpha-beta
+(README) is measured with.
 
 Used by the ``alphabeta`` baseline (iterative deepening from Python, one
 :func:`search_root` call per depth), as the depth-3 leaf evaluation of ``uct-minimax``
@@ -10,7 +11,7 @@ Used by the ``alphabeta`` baseline (iterative deepening from Python, one
 and for ``mcts``'s node searches (:mod:`engine.search.parts.leaf`).
 
 Scores are for the side to move at the node: static evaluations in [-1, 1]
-(:mod:`engine.search.evaluation`), a win found by search ``WIN - 10 * ply``
+(:mod:`engine.eval.evaluate`), a win found by search ``WIN - 10 * ply``
 (ply counted from the search root plus ``ply_offset``), a loss its negative,
 draws 0. A position repeated on the current line, or earlier in the game
 since the last irreversible move, scores as a draw.
@@ -56,7 +57,7 @@ from engine.core.state import (
     TURN,
     WHITE_BB,
 )
-from engine.search.evaluation import (
+from engine.eval.evaluate import (
     FEATURE_SCRATCH,
     PLY_PENALTY,
     WIN,

@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from engine.core.convert import state_from_fen
 from engine.core.state import STATE_SIZE
-from engine.search.eval_features import N_CHESS, N_KNIGHT, chess_features, knight_features
+from engine.eval.features import N_CHESS, N_KNIGHT, chess_features, knight_features
+from engine.rules.convert import state_from_fen
 from engine.tune.selfplay import data_rows, read_positions, search_score
 
 LN10 = math.log(10.0)
@@ -135,7 +135,7 @@ def quiet_targets(path: Path, blend: float) -> np.ndarray:
     further than the static evaluation does and labels the position itself (Stockfish
     trains its networks on such a mix, its ``lambda``). Only the target changes: ``K``
     and the errors a fit reports are still reckoned against the results, so fits with
-    and without a blend compare. Measured in session 59 (docs/algorithms.md): from the
+    and without a blend compare. Measured with ab3a19c (docs/algorithms.md): from the
     shipped weights, a mix of one half predicted left-out games' results barely better
     than the results alone, and played no better."""
     if not 0.0 <= blend <= 1.0:

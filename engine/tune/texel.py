@@ -1,6 +1,6 @@
 """Texel's method: fit the evaluation's weights to the results of self-play games.
 
-The evaluation is linear in its weights (:mod:`engine.search.eval_features`), so a
+The evaluation is linear in its weights (:mod:`engine.eval.features`), so a
 position's predicted score for White is ``sigmoid(K · X w)`` with
 
     X = [f · phase / 24, f · (24 − phase) / 24]      (middlegame | endgame columns)
@@ -33,11 +33,11 @@ The whole pipeline, from nothing to ``engine/data/eval/weights.npz``, is
         --out engine/data/eval/weights.npz
 
 With ``--tables`` the chess fit also fits every entry of the two piece-square tables
-(:mod:`engine.tune.texel_tables`); the shipped chess weights were made so (session 52).
+(:mod:`engine.tune.texel_tables`); the shipped chess weights were made so (b970ae4).
 ``--start FILE`` starts the fit from (and pulls it towards) a weights file instead of the
 hand-set weights, so new games refine a fit rather than replace it; ``--blend L`` aims the
 weights at ``(1 − L)·result + L·search``, the self-play search's own score of each position
-mixed in (:func:`engine.tune.fitting.quiet_targets`; tried in session 59, not adopted).
+mixed in (:func:`engine.tune.fitting.quiet_targets`; tried with ab3a19c, not adopted).
 """
 
 from __future__ import annotations
@@ -50,9 +50,9 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.search.eval_features import MAX_PHASE
-from engine.search.eval_names import FEATURES
-from engine.search.eval_weights import (
+from engine.eval.features import MAX_PHASE
+from engine.eval.names import FEATURES
+from engine.eval.weights import (
     DEFAULT_PATH,
     EvalWeights,
     EvalWeightsError,

@@ -19,7 +19,7 @@ entry towards the hand-made table, so a square the games rarely show a piece on 
 its hand value.
 
 The fitted tables are rounded to whole centipawns before they are stored: the
-evaluation sums them as integers (:func:`engine.search.eval_features.chess_features`),
+evaluation sums them as integers (:func:`engine.eval.features.chess_features`),
 so every feature stays a whole number and searches stay bit-for-bit reproducible.
 """
 
@@ -34,8 +34,8 @@ from numba import njit, prange
 
 from engine.core.bits import lsb, pop_lsb
 from engine.core.state import KING, PAWN, WHITE_BB
-from engine.search.eval_features import C_PST_EG, C_PST_MG, CHESS_FEATURES, MAX_PHASE, N_CHESS
-from engine.search.eval_tables import hand_piece_square_tables
+from engine.eval.features import C_PST_EG, C_PST_MG, CHESS_FEATURES, MAX_PHASE, N_CHESS
+from engine.eval.tables import hand_piece_square_tables
 from engine.tune.fitting import (
     FOLDS,
     LN10,

@@ -11,9 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from engine.core.chess_core import make_null_move
-from engine.core.convert import move_to_uci, state_from_fen
 from engine.core.state import EP, HALFMOVE, HASH, NO_SQUARE, TURN
 from engine.core.zobrist import full_hash
+from engine.eval.evaluate import WIN
+from engine.rules.convert import move_to_uci, state_from_fen
 from engine.search.alphabeta_core import (
     NODES,
     PRUNED,
@@ -22,7 +23,6 @@ from engine.search.alphabeta_core import (
     has_pieces,
     minimax_value,
 )
-from engine.search.evaluation import WIN
 
 # Qd8+ Bxd8 Re8#: White mates in three plies, the first a check.
 QUEEN_SACRIFICE_MATE = "r1b2k1r/ppp1bppp/8/1B1Q4/5q2/2P5/PPP2PPP/R3R1K1 w - - 1 0"

@@ -8,8 +8,8 @@ from __future__ import annotations
 import chess
 import pytest
 
-from engine.core.convert import state_from_fen, uci_to_move
 from engine.core.games import make_move
+from engine.rules.convert import state_from_fen, uci_to_move
 from engine.rules.knight import KnightChessBoard
 from engine.search.controller import SearchController
 from tests.engine.search.test_mcts_deeper import exact

@@ -11,9 +11,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from engine.eval.evaluate import SQUASH_CP, squash
 from engine.search.algorithms.mcts import MCTS
 from engine.search.controller import SearchController
-from engine.search.evaluation import SQUASH_CP, squash
 from engine.search.parts.select import CENTRE_LIMIT, centre_odds, centred, select_puct
 from engine.search.tree import NONE, ROOT
 

@@ -11,8 +11,8 @@ import math
 import numpy as np
 import pytest
 
-from engine.core.convert import move_to_uci, state_from_fen, uci_to_move
 from engine.core.state import MAX_MOVES, WHITE
+from engine.rules.convert import move_to_uci, state_from_fen, uci_to_move
 from engine.search.algorithms.mcts import K_HISTORY, K_KILLER, MCTS
 from engine.search.controller import SearchController
 from engine.search.parts.expand import expand_with_priors

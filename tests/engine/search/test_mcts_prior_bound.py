@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from engine.core.convert import state_from_fen
+from engine.rules.convert import state_from_fen
 from engine.search.algorithms.mcts import K_PRIOR_BOUND, MCTS
 from engine.search.tree import EVALUATED, ROOT
 from tests.engine.search.test_mcts_deeper import ITALIAN, exact, position, search
@@ -38,7 +38,7 @@ def softmax_weights(tree, kids: list[int], mix: float) -> dict[int, float]:
 
 def test_off_by_default_and_in_range() -> None:
     """Off in both games: 150 cp gained on the control set and lost against UCI_Elo 2000
-    (results.md, session 60)."""
+    (docs/results.md)."""
     assert MCTS.validate({}, "chess")["prior_bound"] == 0.0
     assert MCTS.validate({}, "knight")["prior_bound"] == 0.0
     assert MCTS.kernel_params(MCTS.validate({"prior_bound": 150}, "chess"))[K_PRIOR_BOUND] == 150

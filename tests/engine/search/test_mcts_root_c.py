@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from engine.core.convert import move_to_uci
+from engine.rules.convert import move_to_uci
 from engine.search.algorithms.mcts import MCTS
 from engine.search.controller import SearchController
 from engine.search.inspect import node_details
@@ -37,7 +37,7 @@ def test_node_params_swap_in_c_root_at_the_root_only() -> None:
     assert MCTS.node_params(params, False)["c_puct"] == C_PUCT
     off = MCTS.validate({"c_puct": C_PUCT, "c_root": 0.0}, "chess")
     assert MCTS.node_params(off, True) == off
-    # 1 in chess (results.md, session 41: up against alphabeta, level on Stockfish's ladder);
+    # 1 in chess (docs/results.md: up against alphabeta, level on Stockfish's ladder);
     # knight chess keeps c_puct at the root (not measured there)
     assert MCTS.validate({}, "chess")["c_root"] == 1.0
     assert MCTS.validate({}, "knight")["c_root"] == 0.0

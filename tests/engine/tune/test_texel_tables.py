@@ -10,9 +10,9 @@ import chess
 import numpy as np
 import pytest
 
-from engine.search.eval_features import C_PST_EG, C_PST_MG, N_CHESS, PST_EG, PST_MG
-from engine.search.eval_tables import hand_piece_square_tables
-from engine.search.eval_weights import (
+from engine.eval.features import C_PST_EG, C_PST_MG, N_CHESS, PST_EG, PST_MG
+from engine.eval.tables import hand_piece_square_tables
+from engine.eval.weights import (
     EvalWeights,
     hand_weights,
     load_weights,
