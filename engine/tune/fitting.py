@@ -1,10 +1,13 @@
 """What both of Texel's fits share: the positions, the sigmoid, K and the optimiser.
 
 :mod:`engine.tune.texel` fits one weight per feature from a dense design matrix;
-:mod:`engine.tune.texel_tables` fits the piece-square tables entry by entry from sparse
-rows. Both read the same quiet positions, predict with the same sigmoid, choose ``K``
-the same way, scale the ridge prior by the same curvature and step by the same
-Levenberg-Marquardt iteration, which live here so neither fit imports the other.
+:mod:`engine.tune.texel_tables` fits the piece-square tables entry by entry from a sparse
+one. Both read the same quiet positions, predict with the same sigmoid, choose ``K``
+the same way, scale the ridge prior by the same curvature and minimise the same
+regularised squared error (:func:`fit_ridge`), which live here so neither fit imports
+the other. The minimiser is ``scipy.optimize.least_squares``, a well-kept trust-region
+solver for exactly this kind of problem (it takes a dense or a sparse Jacobian), rather
+than a Levenberg-Marquardt loop of our own.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 from numba import njit
+from scipy import sparse
+from scipy.optimize import least_squares
 
 from engine.core.state import STATE_SIZE
 from engine.eval.features import N_CHESS, N_KNIGHT, chess_features, knight_features
@@ -69,47 +74,80 @@ def fit_k_to(error: Callable[[float], float]) -> float:
     return math.exp((a + b) / 2.0)
 
 
+def column_variance(x: np.ndarray | sparse.csr_matrix) -> np.ndarray:
+    """Each column's variance over the rows of a dense or sparse design matrix."""
+    if sparse.issparse(x):
+        mean = np.asarray(x.mean(axis=0)).ravel()
+        return np.asarray(x.multiply(x).mean(axis=0)).ravel() - mean**2
+    return x.var(axis=0)
+
+
 def column_spread(variance: np.ndarray, k: float) -> np.ndarray:
     """The curvature one average position gives along each column's spread: the unit of
     the ridge prior, so a prior's strength does not depend on the features' units."""
     return np.maximum(variance, 1e-9) * (0.25 * LN10 * k / 400.0) ** 2
 
 
-def levenberg_marquardt(
-    terms: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
-    loss_of: Callable[[np.ndarray], float],
+Residuals = Callable[[np.ndarray], np.ndarray]
+Jacobian = Callable[[np.ndarray], np.ndarray | sparse.csr_matrix]
+
+
+def ridge_residuals(
+    x: np.ndarray | sparse.csr_matrix,
+    results: np.ndarray,
+    k: float,
     start: np.ndarray,
+    ridge: np.ndarray,
+    offset: np.ndarray | float = 0.0,
+) -> tuple[Residuals, Jacobian]:
+    """The fit's loss ``mean((sigmoid(K·(x w + offset)) − results)²) + Σ ridge·(w − start)²``
+    written as least squares, the sum of the squares of: each row's error over √n, and
+    each weight's √ridge·(w − start). Returns those residuals and their Jacobian as
+    functions of ``w``; ``x`` (rows × weights) is dense or sparse, and the Jacobian too."""
+    root_n = math.sqrt(x.shape[0])
+    root_ridge = np.sqrt(ridge)
+    scale = LN10 * k / 400.0
+
+    def residuals(w: np.ndarray) -> np.ndarray:
+        error = sigmoid(x @ w + offset, k) - results
+        return np.concatenate([error / root_n, root_ridge * (w - start)])
+
+    def jacobian(w: np.ndarray) -> np.ndarray | sparse.csr_matrix:
+        p = sigmoid(x @ w + offset, k)
+        slope = p * (1.0 - p) * scale / root_n
+        if sparse.issparse(x):
+            rows = sparse.diags(slope) @ x
+            return sparse.vstack([rows, sparse.diags(root_ridge)], format="csr")
+        return np.vstack([x * slope[:, None], np.diag(root_ridge)])
+
+    return residuals, jacobian
+
+
+def fit_ridge(
+    x: np.ndarray | sparse.csr_matrix,
+    results: np.ndarray,
+    k: float,
+    start: np.ndarray,
+    ridge: np.ndarray,
+    offset: np.ndarray | float = 0.0,
     max_iterations: int = 200,
     tolerance: float = 1e-12,
 ) -> tuple[np.ndarray, int, float]:
-    """Minimise ``loss_of`` from ``start``: Gauss-Newton steps on ``terms(w)`` (the
-    approximate Hessian and the gradient, prior included) with a damping that grows
-    tenfold when a step fails and shrinks when one succeeds. Returns the weights, the
-    iterations run and the final loss."""
-    w = start.astype(np.float64).copy()
-    loss = loss_of(w)
-    damping = 1e-3
-    iterations = 0
-    while iterations < max_iterations:
-        iterations += 1
-        hess, grad = terms(w)
-        improved = False
-        while damping < 1e12:
-            step = np.linalg.solve(hess + damping * np.diag(np.diag(hess) + 1e-12), -grad)
-            trial = w + step
-            trial_loss = loss_of(trial)
-            if trial_loss < loss:
-                improved = True
-                break
-            damping *= 10.0
-        if not improved:
-            break
-        done = loss - trial_loss < tolerance * max(loss, 1e-12)
-        w, loss = trial, trial_loss
-        damping = max(damping / 10.0, 1e-9)
-        if done:
-            break
-    return w, iterations, loss
+    """The weights minimising :func:`ridge_residuals`' loss from ``start``, the iterations
+    run and the final loss; the fit stops when a step lowers the loss by less than
+    ``tolerance`` of it. Each weight is scaled by its column of the Jacobian, so centipawn
+    tables and piece counts step alike.
+
+    A dense design is fitted by MINPACK's Levenberg-Marquardt (``method="lm"``); a
+    sparse one by the trust-region reflective method with LSMR steps, which never forms
+    the dense matrix MINPACK would need (808 columns of a million rows)."""
+    residuals, jacobian = ridge_residuals(x, results, k, start, ridge, offset)
+    fit = least_squares(
+        residuals, start.astype(np.float64), jac=jacobian,
+        method="trf" if sparse.issparse(x) else "lm", x_scale="jac",
+        ftol=tolerance, xtol=tolerance, gtol=tolerance, max_nfev=max_iterations,
+    )  # fmt: skip
+    return fit.x, int(fit.njev), 2.0 * float(fit.cost)
 
 
 def game_ids(plies: np.ndarray) -> np.ndarray:

@@ -10,11 +10,11 @@ and the fit minimises the mean squared error between that prediction and the gam
 result (1, ½, 0 for White), as Peter Österlund described for Texel (2014). ``K``
 scales centipawns to expected score and is fitted first, with the starting weights,
 then held fixed (otherwise ``K`` and the weights' overall scale trade off against each
-other). The weights are then fitted by Levenberg-Marquardt (Gauss-Newton with a
-damping that grows when a step fails), with a weak ridge prior pulling each weight
-towards its hand-set value in proportion to its feature's spread, so a feature the
-games rarely show keeps a sane weight instead of a wild one. Every step is plain
-numpy on full batches, so the same data give the same weights.
+other). The weights are then fitted as a nonlinear least-squares problem
+(``scipy.optimize.least_squares``, :func:`engine.tune.fitting.fit_ridge`), with a weak
+ridge prior pulling each weight towards its hand-set value in proportion to its
+feature's spread, so a feature the games rarely show keeps a sane weight instead of a
+wild one. Every step works on full batches, so the same data give the same weights.
 
 Only quiet positions are used (not in check, the move played neither captured nor
 promoted, the move before it did not capture): a static evaluation cannot see a
@@ -62,11 +62,10 @@ from engine.eval.weights import (
 )
 from engine.tune.fitting import (
     FOLDS,
-    LN10,
     column_spread,
     feature_matrix,
     fit_k_to,
-    levenberg_marquardt,
+    fit_ridge,
     quiet_rows,
     quiet_targets,
     sigmoid,
@@ -118,7 +117,8 @@ def fit_weights(
     tolerance: float = 1e-12,
     offset: np.ndarray | float = 0.0,
 ) -> Fit:
-    """Minimise ``mean((sigmoid(K·x w) − results)²) + ridge`` by Levenberg-Marquardt.
+    """Minimise ``mean((sigmoid(K·x w) − results)²) + ridge`` (least squares,
+    :func:`engine.tune.fitting.fit_ridge`).
 
     The ridge term pulls each weight towards ``start`` with strength ``prior`` times the
     curvature one average position gives along that feature's spread, so ``prior`` is
@@ -126,21 +126,8 @@ def fit_weights(
     position" and does not depend on the features' units. ``offset`` is a fixed
     centipawn term a row, added before the sigmoid (the weights held where they are).
     """
-    n = x.shape[0]
-    scale = LN10 * k / 400.0
     ridge = prior * column_spread(x.var(axis=0), k)
-
-    def loss_of(w: np.ndarray) -> float:
-        error = np.mean((predict(x, w, k, offset) - results) ** 2)
-        return float(error + np.sum(ridge * (w - start) ** 2))
-
-    def terms(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        p = predict(x, w, k, offset)
-        jac = x * (p * (1.0 - p) * scale)[:, None]
-        hess = jac.T @ jac / n + np.diag(ridge)
-        return hess, jac.T @ (p - results) / n + ridge * (w - start)
-
-    w, iterations, loss = levenberg_marquardt(terms, loss_of, start, max_iterations, tolerance)
+    w, iterations, loss = fit_ridge(x, results, k, start, ridge, offset, max_iterations, tolerance)
     return Fit(w, k, iterations, loss)
 
 
