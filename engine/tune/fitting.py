@@ -4,7 +4,7 @@
 :mod:`engine.tune.texel_tables` fits the piece-square tables entry by entry from a sparse
 one. Both read the same quiet positions, predict with the same sigmoid, choose ``K``
 the same way, scale the ridge prior by the same curvature and minimise the same
-regularised squared error (:func:`fit_ridge`), which live here so neither fit imports
+regularised squared error (:class:`RidgeFit`), which live here so neither fit imports
 the other. The minimiser is ``scipy.optimize.least_squares``, a well-kept trust-region
 solver for exactly this kind of problem (it takes a dense or a sparse Jacobian), rather
 than a Levenberg-Marquardt loop of our own.
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -74,12 +75,11 @@ def fit_k_to(error: Callable[[float], float]) -> float:
     return math.exp((a + b) / 2.0)
 
 
-def column_variance(x: np.ndarray | sparse.csr_matrix) -> np.ndarray:
-    """Each column's variance over the rows of a dense or sparse design matrix."""
-    if sparse.issparse(x):
-        mean = np.asarray(x.mean(axis=0)).ravel()
-        return np.asarray(x.multiply(x).mean(axis=0)).ravel() - mean**2
-    return x.var(axis=0)
+def column_variance(x: sparse.csr_matrix) -> np.ndarray:
+    """Each column's variance over the rows of a sparse design matrix (a dense one has
+    ``x.var(axis=0)``)."""
+    mean = np.asarray(x.mean(axis=0)).ravel()
+    return np.asarray(x.multiply(x).mean(axis=0)).ravel() - mean**2
 
 
 def column_spread(variance: np.ndarray, k: float) -> np.ndarray:
@@ -88,66 +88,52 @@ def column_spread(variance: np.ndarray, k: float) -> np.ndarray:
     return np.maximum(variance, 1e-9) * (0.25 * LN10 * k / 400.0) ** 2
 
 
-Residuals = Callable[[np.ndarray], np.ndarray]
-Jacobian = Callable[[np.ndarray], np.ndarray | sparse.csr_matrix]
+@dataclass(frozen=True)
+class RidgeFit:
+    """The loss of Texel's fits, ``mean((sigmoid(K·(x w + offset)) − results)²) +
+    Σ ridge·(w − start)²``, as a least-squares problem: the sum of the squares of each
+    row's error over √n and of each weight's √ridge·(w − start). ``x`` (rows × weights)
+    is dense or sparse, and so is the Jacobian; ``offset`` is a fixed centipawn term a row.
+    """
 
+    x: np.ndarray | sparse.csr_matrix
+    results: np.ndarray
+    k: float
+    start: np.ndarray
+    ridge: np.ndarray
+    offset: np.ndarray | float = 0.0
 
-def ridge_residuals(
-    x: np.ndarray | sparse.csr_matrix,
-    results: np.ndarray,
-    k: float,
-    start: np.ndarray,
-    ridge: np.ndarray,
-    offset: np.ndarray | float = 0.0,
-) -> tuple[Residuals, Jacobian]:
-    """The fit's loss ``mean((sigmoid(K·(x w + offset)) − results)²) + Σ ridge·(w − start)²``
-    written as least squares, the sum of the squares of: each row's error over √n, and
-    each weight's √ridge·(w − start). Returns those residuals and their Jacobian as
-    functions of ``w``; ``x`` (rows × weights) is dense or sparse, and the Jacobian too."""
-    root_n = math.sqrt(x.shape[0])
-    root_ridge = np.sqrt(ridge)
-    scale = LN10 * k / 400.0
+    def residuals(self, w: np.ndarray) -> np.ndarray:
+        error = sigmoid(self.x @ w + self.offset, self.k) - self.results
+        root_n = math.sqrt(self.x.shape[0])
+        return np.concatenate([error / root_n, np.sqrt(self.ridge) * (w - self.start)])
 
-    def residuals(w: np.ndarray) -> np.ndarray:
-        error = sigmoid(x @ w + offset, k) - results
-        return np.concatenate([error / root_n, root_ridge * (w - start)])
-
-    def jacobian(w: np.ndarray) -> np.ndarray | sparse.csr_matrix:
-        p = sigmoid(x @ w + offset, k)
-        slope = p * (1.0 - p) * scale / root_n
-        if sparse.issparse(x):
-            rows = sparse.diags(slope) @ x
+    def jacobian(self, w: np.ndarray) -> np.ndarray | sparse.csr_matrix:
+        p = sigmoid(self.x @ w + self.offset, self.k)
+        slope = p * (1.0 - p) * (LN10 * self.k / 400.0) / math.sqrt(self.x.shape[0])
+        root_ridge = np.sqrt(self.ridge)
+        if sparse.issparse(self.x):
+            rows = sparse.diags(slope) @ self.x
             return sparse.vstack([rows, sparse.diags(root_ridge)], format="csr")
-        return np.vstack([x * slope[:, None], np.diag(root_ridge)])
+        return np.vstack([self.x * slope[:, None], np.diag(root_ridge)])
 
-    return residuals, jacobian
+    def solve(
+        self, max_iterations: int = 200, tolerance: float = 1e-12
+    ) -> tuple[np.ndarray, int, float]:
+        """The weights minimising the loss from ``start``, the iterations run and the
+        final loss; the fit stops when a step lowers the loss by less than ``tolerance``
+        of it. Each weight is scaled by its column of the Jacobian, so centipawn tables
+        and piece counts step alike.
 
-
-def fit_ridge(
-    x: np.ndarray | sparse.csr_matrix,
-    results: np.ndarray,
-    k: float,
-    start: np.ndarray,
-    ridge: np.ndarray,
-    offset: np.ndarray | float = 0.0,
-    max_iterations: int = 200,
-    tolerance: float = 1e-12,
-) -> tuple[np.ndarray, int, float]:
-    """The weights minimising :func:`ridge_residuals`' loss from ``start``, the iterations
-    run and the final loss; the fit stops when a step lowers the loss by less than
-    ``tolerance`` of it. Each weight is scaled by its column of the Jacobian, so centipawn
-    tables and piece counts step alike.
-
-    A dense design is fitted by MINPACK's Levenberg-Marquardt (``method="lm"``); a
-    sparse one by the trust-region reflective method with LSMR steps, which never forms
-    the dense matrix MINPACK would need (808 columns of a million rows)."""
-    residuals, jacobian = ridge_residuals(x, results, k, start, ridge, offset)
-    fit = least_squares(
-        residuals, start.astype(np.float64), jac=jacobian,
-        method="trf" if sparse.issparse(x) else "lm", x_scale="jac",
-        ftol=tolerance, xtol=tolerance, gtol=tolerance, max_nfev=max_iterations,
-    )  # fmt: skip
-    return fit.x, int(fit.njev), 2.0 * float(fit.cost)
+        A dense design is fitted by MINPACK's Levenberg-Marquardt (``method="lm"``); a
+        sparse one by the trust-region reflective method with LSMR steps, which never
+        forms the dense matrix MINPACK would need (808 columns of a million rows)."""
+        fit = least_squares(
+            self.residuals, self.start.astype(np.float64), jac=self.jacobian,
+            method="trf" if sparse.issparse(self.x) else "lm", x_scale="jac",
+            ftol=tolerance, xtol=tolerance, gtol=tolerance, max_nfev=max_iterations,
+        )  # fmt: skip
+        return fit.x, int(fit.njev), 2.0 * float(fit.cost)
 
 
 def game_ids(plies: np.ndarray) -> np.ndarray:

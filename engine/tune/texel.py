@@ -11,7 +11,7 @@ result (1, ½, 0 for White), as Peter Österlund described for Texel (2014). ``K
 scales centipawns to expected score and is fitted first, with the starting weights,
 then held fixed (otherwise ``K`` and the weights' overall scale trade off against each
 other). The weights are then fitted as a nonlinear least-squares problem
-(``scipy.optimize.least_squares``, :func:`engine.tune.fitting.fit_ridge`), with a weak
+(``scipy.optimize.least_squares``, :class:`engine.tune.fitting.RidgeFit`), with a weak
 ridge prior pulling each weight towards its hand-set value in proportion to its
 feature's spread, so a feature the games rarely show keeps a sane weight instead of a
 wild one. Every step works on full batches, so the same data give the same weights.
@@ -62,10 +62,10 @@ from engine.eval.weights import (
 )
 from engine.tune.fitting import (
     FOLDS,
+    RidgeFit,
     column_spread,
     feature_matrix,
     fit_k_to,
-    fit_ridge,
     quiet_rows,
     quiet_targets,
     sigmoid,
@@ -118,7 +118,7 @@ def fit_weights(
     offset: np.ndarray | float = 0.0,
 ) -> Fit:
     """Minimise ``mean((sigmoid(K·x w) − results)²) + ridge`` (least squares,
-    :func:`engine.tune.fitting.fit_ridge`).
+    :class:`engine.tune.fitting.RidgeFit`).
 
     The ridge term pulls each weight towards ``start`` with strength ``prior`` times the
     curvature one average position gives along that feature's spread, so ``prior`` is
@@ -127,7 +127,9 @@ def fit_weights(
     centipawn term a row, added before the sigmoid (the weights held where they are).
     """
     ridge = prior * column_spread(x.var(axis=0), k)
-    w, iterations, loss = fit_ridge(x, results, k, start, ridge, offset, max_iterations, tolerance)
+    w, iterations, loss = RidgeFit(x, results, k, start, ridge, offset).solve(
+        max_iterations, tolerance
+    )
     return Fit(w, k, iterations, loss)
 
 

@@ -13,7 +13,7 @@ pieces, so a row has 40 dense columns (the features other than the tables, middl
 and endgame) and at most 64 table entries (each piece's square, middlegame and
 endgame), so the design is a sparse matrix (:func:`table_design`, built row by row in
 numba), and the same least-squares fit and ridge prior as the feature fit
-(:func:`engine.tune.fitting.fit_ridge`) run on it. The prior pulls each
+(:class:`engine.tune.fitting.RidgeFit`) run on it. The prior pulls each
 entry towards the hand-made table, so a square the games rarely show a piece on keeps
 its hand value.
 
@@ -38,11 +38,11 @@ from engine.eval.features import C_PST_EG, C_PST_MG, CHESS_FEATURES, MAX_PHASE, 
 from engine.eval.tables import hand_piece_square_tables
 from engine.tune.fitting import (
     FOLDS,
+    RidgeFit,
     column_spread,
     column_variance,
     feature_matrix,
     fit_k_to,
-    fit_ridge,
     quiet_rows,
     quiet_targets,
     sigmoid,
@@ -227,7 +227,7 @@ def fit_tables(rows: TableRows, k: float, start: np.ndarray, prior: float) -> Ta
     design = table_design(rows)
     ridge = prior * column_spread(column_variance(design), k)
     ridge[N_DENSE:] = ridge[N_DENSE:].mean()
-    params, iterations, loss = fit_ridge(design, rows.results, k, start, ridge)
+    params, iterations, loss = RidgeFit(design, rows.results, k, start, ridge).solve()
     return TableFit(params, iterations, loss)
 
 

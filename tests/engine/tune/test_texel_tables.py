@@ -19,7 +19,7 @@ from engine.eval.weights import (
     save_weights,
     shipped_weights,
 )
-from engine.tune.fitting import feature_matrix, ridge_residuals, sigmoid
+from engine.tune.fitting import RidgeFit, feature_matrix, sigmoid
 from engine.tune.selfplay import SelfPlayConfig, play_games, write_games
 from engine.tune.texel import design_matrix
 from engine.tune.texel import main as texel_main
@@ -103,7 +103,8 @@ def test_the_least_squares_terms_are_the_error_and_its_derivatives(fens: list[st
     cp = centipawns(params, rows.dense, rows.cols, rows.signs, rows.share)
     assert design @ params == pytest.approx(cp, abs=1e-9)
     ridge = rng.uniform(0.0, 1e-6, N_PARAMS)
-    residuals, jacobian = ridge_residuals(design, results, k, start, ridge)
+    fit = RidgeFit(design, results, k, start, ridge)
+    residuals, jacobian = fit.residuals, fit.jacobian
     # The sum of the squared residuals is the mean squared error plus the prior's penalty.
     r = residuals(params)
     prior = float(np.sum(ridge * (params - start) ** 2))
