@@ -75,9 +75,9 @@ def _interval(text: str) -> float:
 
 
 def cmd_perft(args: argparse.Namespace) -> int:
-    from engine.core.convert import legal_move_array, move_to_uci, state_from_fen
     from engine.core.games import make_move
     from engine.core.perft import perft
+    from engine.rules.convert import legal_move_array, move_to_uci, state_from_fen
 
     state = state_from_fen(args.fen, args.game)
     if args.depth > 12:

@@ -92,10 +92,10 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def add_train_command(command: Callable[[str, Any, str], argparse.ArgumentParser]) -> None:
+    from engine.eval.learned_weights import MAX_HIDDEN
     from engine.learn.chessnet import DEFAULT_HIDDEN
     from engine.learn.ntuple import DEFAULT_TUPLES, TUPLE_SETS
     from engine.learn.train import TARGETS
-    from engine.search.learned_weights import MAX_HIDDEN
     from engine.search.registry import ALGORITHMS
 
     p = command(

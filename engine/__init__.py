@@ -1,4 +1,4 @@
-"""Canopy's engine: game rules, the numba core and the search family.
+"""Canopy's engine: game rules, the numba core, the evaluation and the search family.
 
 Numba's on-disk cache only notices edits to the file that defines a function,
 not to the functions it calls nor to the arrays they bake in as constants (the
@@ -17,9 +17,9 @@ import os
 import sys
 from pathlib import Path
 
-_NUMBA_DIRS = ("core", "search")  # the packages holding @njit code
+_NUMBA_DIRS = ("core", "eval", "search")  # the packages holding @njit code
 _NUMBA_DATA = ("data/eval", "data/learned")  # arrays the kernels bake in as constants
-_LEARNED_ENV = "CANOPY_LEARNED_WEIGHTS"  # engine.search.learned_weights.ENV_VAR
+_LEARNED_ENV = "CANOPY_LEARNED_WEIGHTS"  # engine.eval.learned_weights.ENV_VAR
 #: ``NUMBA_CACHE_DIR`` as the user set it (None: Canopy chose the directory below). Training
 #: starts processes with other learned weights and needs to know whose choice it was.
 USER_NUMBA_CACHE_DIR: str | None = os.environ.get("NUMBA_CACHE_DIR")

@@ -19,9 +19,9 @@ import numpy as np
 
 from engine import baseline
 from engine.core.bits import new_rng
-from engine.core.convert import state_from_fen
 from engine.core.perft import perft
 from engine.core.playout import CAPTURE_FIRST, DEFAULT_PLY_CAP, UNIFORM, playouts
+from engine.rules.convert import state_from_fen
 from engine.rules.knight import KnightChessBoard
 from engine.search.algorithm import Worker
 
@@ -194,11 +194,11 @@ def _learned_calls(game: str, states: np.ndarray) -> tuple[Callable[[], object],
     weights the engine loaded, or without any the untrained network passed as arrays
     (the same arithmetic, so the same cost)."""
     from engine.core.state import EVAL, LEARNED_EVAL
+    from engine.eval.evaluate import batch_evaluate
+    from engine.eval.learned_logits import batch_logits_of
+    from engine.eval.learned_weights import shipped
     from engine.learn.chessnet import ChessModel
     from engine.learn.ntuple import Model, tuple_squares
-    from engine.search.evaluation import batch_evaluate
-    from engine.search.learned import batch_logits_of
-    from engine.search.learned_weights import shipped
 
     if shipped(game)[0] is not None:
         learned = states.copy()
@@ -213,10 +213,10 @@ def bench_learned(quick: bool) -> list[BenchResult]:
     """The learned evaluation's cost, both games: calls per second hand and learned (beside
     a material-and-mobility evaluation in python-chess), and ``mcts`` iterations per second
     with ``eval=learned`` beside ``eval=hand`` (when the game's weights are loaded)."""
-    from engine.core.convert import state_to_fen
+    from engine.eval.evaluate import batch_evaluate
+    from engine.eval.learned_weights import shipped
+    from engine.rules.convert import state_to_fen
     from engine.rules.games import get_game
-    from engine.search.evaluation import batch_evaluate
-    from engine.search.learned_weights import shipped
 
     out = []
     seconds = 0.3 if quick else 1.5

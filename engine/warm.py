@@ -21,9 +21,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from engine.core.bits import new_rng
-from engine.core.convert import state_from_fen
 from engine.core.perft import perft
 from engine.core.playout import CAPTURE_FIRST, UNIFORM, playouts
+from engine.rules.convert import state_from_fen
 from engine.search.registry import ALGORITHMS, DEFAULT_ALGORITHM
 
 if TYPE_CHECKING:

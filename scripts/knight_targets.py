@@ -31,6 +31,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from engine.eval.learned_weights import save_weights  # noqa: E402
 from engine.learn.fitting import cross_entropy, fit  # noqa: E402
 from engine.learn.ntuple import Model, tuple_squares  # noqa: E402
 from engine.learn.players import Player, Searcher  # noqa: E402
@@ -42,7 +43,6 @@ from engine.learn.train import (  # noqa: E402
     _load_games,
     td_targets,
 )
-from engine.search.learned_weights import save_weights  # noqa: E402
 
 
 def selfplay(out: Path, games: int, nodes: int, seed: int) -> dict:

@@ -20,10 +20,10 @@ import numpy as np
 from numba import njit
 
 from engine.core.bits import new_rng, rng_below
-from engine.core.convert import state_from_fen
 from engine.core.games import legal_moves, make_move, status
 from engine.core.state import MAX_MOVES, ONGOING, STATE_SIZE
-from engine.search.evaluation import centipawns
+from engine.eval.evaluate import centipawns
+from engine.rules.convert import state_from_fen
 
 
 @njit(cache=True, nogil=True)

@@ -13,9 +13,9 @@ from itertools import islice
 
 import numpy as np
 
-from engine.core.convert import state_from_fen
 from engine.core.games import legal_moves, make_move, status
 from engine.core.state import MAX_MOVES, ONGOING, STATE_SIZE
+from engine.rules.convert import state_from_fen
 
 
 def random_walk(

@@ -6,7 +6,7 @@
   why it has none and how to train one's own; its data comes from
 * ``GET /api/learning?game=chess|knight`` — :func:`engine.learn.report.learning_report`;
 * ``POST /api/evaluations`` — a position's hand and learned static evaluations, and those
-  of some of its moves (:func:`engine.search.side_by_side.static_evaluations`), for the
+  of some of its moves (:func:`engine.eval.compare.static_evaluations`), for the
   node card's and the Moves table's "hand · learned" toggle.
 
 All computation is in ``engine/``; this module validates, picks the weights and routes.
@@ -25,9 +25,9 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from app.schemas import Evaluations, EvaluationsRequest
+from engine.eval.compare import static_evaluations
+from engine.eval.learned_weights import AnyWeights, shipped
 from engine.learn.report import learning_report
-from engine.search.learned_weights import AnyWeights, shipped
-from engine.search.side_by_side import static_evaluations
 
 HERE = Path(__file__).resolve().parents[1]
 templates = Jinja2Templates(directory=HERE / "templates")

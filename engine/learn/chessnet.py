@@ -1,4 +1,4 @@
-"""Fitting the chess network (:mod:`engine.search.learned_chess`) to self-play positions.
+"""Fitting the chess network (:mod:`engine.eval.learned_chess`) to self-play positions.
 
 The network's free weights are one vector ``θ = [linear (2·F), hidden (H·(F+1)), bias (H),
 out (H)]``. The untrained network is the hand evaluation: ``linear`` holds the hand
@@ -20,12 +20,12 @@ from typing import Any
 
 import numpy as np
 
+from engine.eval.evaluate import CHESS_EG, CHESS_MG
+from engine.eval.features import CHESS_FEATURES, N_CHESS
+from engine.eval.learned_chess import chess_rows
+from engine.eval.learned_weights import MAX_HIDDEN, ChessNetWeights
 from engine.learn.fitting import l2_pull, logistic_loss
 from engine.learn.ntuple import CP_TO_LOGIT
-from engine.search.eval_features import CHESS_FEATURES, N_CHESS
-from engine.search.evaluation import CHESS_EG, CHESS_MG
-from engine.search.learned_chess import chess_rows
-from engine.search.learned_weights import MAX_HIDDEN, ChessNetWeights
 
 DEFAULT_HIDDEN = 8  # measured: docs/learning.md ("Chess: which model")
 INIT_SEED = 20240601  # the hidden layer's start: fixed, so every run starts alike

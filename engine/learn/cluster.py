@@ -76,7 +76,7 @@ def identity() -> dict[str, Any]:
     """What must match between this machine and every worker for games to repeat:
     Canopy's version, its git commit (None outside a checkout), the weights format, and a
     digest of the engine's code and data (which catches uncommitted edits too)."""
-    from engine.search.learned_weights import FORMAT_VERSION
+    from engine.eval.learned_weights import FORMAT_VERSION
     from engine.uci.engine import _version
 
     digest = hashlib.sha1()

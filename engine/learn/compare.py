@@ -27,13 +27,13 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.eval.evaluate import batch_evaluate
+from engine.eval.features import N_KNIGHT
+from engine.eval.learned_logits import batch_logits_of
 from engine.learn.chessnet import ChessModel
-from engine.learn.fitting import Network, cross_entropy, lbfgs
+from engine.learn.fitting import Network, cross_entropy, fit
 from engine.learn.ntuple import TUPLE_SETS, Model, tuple_squares
 from engine.learn.train import Pool, TrainConfig, Trainer
-from engine.search.eval_features import N_KNIGHT
-from engine.search.evaluation import batch_evaluate
-from engine.search.learned import batch_logits_of
 
 Caller = Callable[[np.ndarray], np.ndarray]
 
@@ -85,19 +85,10 @@ def compare(out: Path, config: TrainConfig) -> list[dict[str, float | str | int]
         rows = model.rows(states[~held])
         held_rows = model.rows(states[held])
         prior = model.start()
-
-        def loss(
-            theta: np.ndarray,
-            model: Network = model,
-            rows: object = rows,
-            mask: np.ndarray = mask,
-            prior: np.ndarray = prior,
-        ) -> tuple[float, np.ndarray]:
-            value, grad = model.loss_grad(theta, rows, target[~held], prior, config.pull)
-            return value, grad * mask
-
         started = time.perf_counter()
-        theta, _, iterations = lbfgs(loss, prior, config.iterations)
+        theta, _, iterations = fit(
+            model, rows, target[~held], prior, prior, config.pull, config.iterations, mask
+        )
         seconds = time.perf_counter() - started
         ns = _ns_per_call(batch_logits_of(model.unpack(theta, "", {})), sample)
         results.append({

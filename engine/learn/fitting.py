@@ -3,20 +3,20 @@
 A model (:class:`Network`: the knight-chess N-tuple network of :mod:`engine.learn.ntuple`,
 the chess network of :mod:`engine.learn.chessnet`) holds its free weights as one vector
 ``θ`` and gives the mean cross-entropy of its logits against targets in [0, 1], with
-the gradient. :func:`fit` minimises that plus an L2 pull towards a prior by L-BFGS on
-full batches from a given start, without BLAS (see :func:`_dot`): the same data and
-start give the same weights on any machine with the same numpy.
+the gradient. :func:`fit` minimises that plus an L2 pull towards a prior on full batches
+from a given start, by L-BFGS-B from ``scipy.optimize`` (a well-kept, widely used
+implementation rather than one of our own); it is deterministic, so the same data and
+start give the same weights.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
 from typing import Any, Protocol
 
 import numpy as np
+from scipy.optimize import minimize
 
-from engine.search.learned_weights import AnyWeights
+from engine.eval.learned_weights import AnyWeights
 
 
 class Network(Protocol):
@@ -58,68 +58,9 @@ def l2_pull(theta: np.ndarray, prior: np.ndarray, l2: float) -> tuple[float, np.
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> float:
-    """``a · b`` without BLAS: a threaded BLAS spins on a loaded machine (measured: the
-    fit ran ten times slower beside other work) and its sums may depend on the thread
-    count; ``einsum`` sums the same way everywhere."""
+    """``a · b`` without BLAS: a threaded BLAS spins on a loaded machine and its sums may
+    depend on the thread count; ``einsum`` sums the same way everywhere."""
     return float(np.einsum("i,i->", a, b))
-
-
-def lbfgs(
-    fun: Callable[[np.ndarray], tuple[float, np.ndarray]],
-    x0: np.ndarray,
-    iterations: int = 150,
-    memory: int = 10,
-    tol: float = 1e-9,
-) -> tuple[np.ndarray, float, int]:
-    """Minimise ``fun(x) -> (f, grad)`` by L-BFGS with a backtracking (Armijo) line
-    search; deterministic. Returns ``(x, f, iterations)``."""
-    x = x0.copy()
-    f, g = fun(x)
-    s_hist: list[np.ndarray] = []
-    y_hist: list[np.ndarray] = []
-    it = 0
-    while it < iterations:
-        it += 1
-        q = g.copy()
-        alphas = []
-        for s, y in zip(reversed(s_hist), reversed(y_hist), strict=True):
-            rho = 1.0 / _dot(y, s)
-            alpha = rho * _dot(s, q)
-            alphas.append((rho, alpha))
-            q -= alpha * y
-        if s_hist:
-            q *= _dot(s_hist[-1], y_hist[-1]) / _dot(y_hist[-1], y_hist[-1])
-        for (s, y), (rho, alpha) in zip(
-            zip(s_hist, y_hist, strict=True), reversed(alphas), strict=True
-        ):
-            beta = rho * _dot(y, q)
-            q += (alpha - beta) * s
-        direction = -q
-        slope = _dot(g, direction)
-        if slope >= 0:  # not a descent direction: restart from the gradient
-            s_hist.clear()
-            y_hist.clear()
-            direction = -g
-            slope = -_dot(g, g)
-        step = 1.0 if s_hist else 1.0 / max(1.0, math.sqrt(_dot(g, g)))
-        while True:
-            x_new = x + step * direction
-            f_new, g_new = fun(x_new)
-            if f_new <= f + 1e-4 * step * slope or step < 1e-12:
-                break
-            step *= 0.5
-        s, y = x_new - x, g_new - g
-        if _dot(s, y) > 1e-12:
-            s_hist.append(s)
-            y_hist.append(y)
-            if len(s_hist) > memory:
-                s_hist.pop(0)
-                y_hist.pop(0)
-        done = abs(f - f_new) <= tol * max(1.0, abs(f))
-        x, f, g = x_new, f_new, g_new
-        if done:
-            break
-    return x, f, it
 
 
 def fit(
@@ -130,16 +71,24 @@ def fit(
     prior: np.ndarray,
     l2: float,
     iterations: int = 150,
+    mask: np.ndarray | None = None,
 ) -> tuple[np.ndarray, float, int]:
     """θ minimising the regularised cross-entropy from ``start``, only the weights
-    ``model.mask()`` frees moving; ``(θ, loss, iterations)``."""
-    mask = model.mask()
+    ``mask`` (default: ``model.mask()``) frees moving; ``(θ, loss, iterations run)``.
+
+    L-BFGS-B keeps ten corrections and stops after ``iterations`` or when an iteration
+    lowers the loss by less than a billionth of it."""
+    free = model.mask() if mask is None else mask
 
     def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
         value, grad = model.loss_grad(theta, rows, target, prior, l2)
-        return value, grad * mask
+        return value, grad * free
 
-    return lbfgs(loss, start, iterations)
+    result = minimize(
+        loss, start, jac=True, method="L-BFGS-B",
+        options={"maxiter": iterations, "maxcor": 10, "ftol": 1e-9, "gtol": 1e-12},
+    )  # fmt: skip
+    return result.x, float(result.fun), int(result.nit)
 
 
 def cross_entropy(model: Network, theta: np.ndarray, rows: Any, target: np.ndarray) -> float:

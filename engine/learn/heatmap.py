@@ -1,13 +1,13 @@
 """What the N-tuple network learned, square by square: the value of a lone knight.
 
 The learned evaluation adds, on top of its linear layer over the hand features, the
-weights of its tuples (:mod:`engine.search.learned_weights`). A tuple's weight depends on
+weights of its tuples (:mod:`engine.eval.learned_weights`). A tuple's weight depends on
 what stands on all its squares together, so "the value of a knight on e4" needs a
 convention: here it is the knight **alone in every tuple that holds its square** — for
 each tuple containing ``q``, the weight of the config with that knight on ``q`` and its
 other squares empty, minus the weight of the all-empty config. For the default
 single-square tuples this is exactly the learned piece-square table the search reads
-(:func:`engine.search.learned_eval.derive`). The contact table adds the same amount for
+(:func:`engine.eval.learned_knight.derive`). The contact table adds the same amount for
 a lone knight wherever it stands, so it is left out.
 
 Values are in centipawns (logits divided by ``ln 10 / 400``, the hand evaluation's
@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.eval.learned_weights import LearnedWeights
 from engine.learn.ntuple import CP_TO_LOGIT
-from engine.search.learned_weights import LearnedWeights
 
 PHASES = ("middlegame", "endgame")
 OWNERS = ("own", "enemy")  # a knight of the side to move, an enemy knight

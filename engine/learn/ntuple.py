@@ -1,6 +1,6 @@
 """Fitting the knight-chess N-tuple network to self-play positions (numpy only).
 
-The network (:mod:`engine.search.learned_weights` has the arrays) is logistic
+The network (:mod:`engine.eval.learned_weights` has the arrays) is logistic
 regression in disguise: a position's logit is a sum of weights picked by its features
 and its tuples' contents, tapered between a middlegame and an endgame set by the phase,
 so fitting it is a convex problem. :func:`engine.learn.fitting.fit` minimises
@@ -24,11 +24,11 @@ from typing import Any
 
 import numpy as np
 
+from engine.eval.evaluate import KNIGHT_EG, KNIGHT_MG, SQUASH_CP
+from engine.eval.features import N_KNIGHT
+from engine.eval.learned_knight import tuple_rows
+from engine.eval.learned_weights import CONTACT_SHAPE, MAX_TUPLE, LearnedWeights
 from engine.learn.fitting import l2_pull, logistic_loss
-from engine.search.eval_features import N_KNIGHT
-from engine.search.evaluation import KNIGHT_EG, KNIGHT_MG, SQUASH_CP
-from engine.search.learned_eval import tuple_rows
-from engine.search.learned_weights import CONTACT_SHAPE, MAX_TUPLE, LearnedWeights
 
 N_CONTACT = CONTACT_SHAPE[1] * CONTACT_SHAPE[2]  # contact weights per phase
 CP_TO_LOGIT = math.log(10.0) / SQUASH_CP  # the hand evaluation's squash as a logistic

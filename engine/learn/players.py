@@ -106,8 +106,8 @@ class _ControllerEngine:
         self.controller: SearchController | None = None
 
     def new(self, state: np.ndarray, evaluation: int) -> None:
-        from engine.core.convert import state_to_fen
         from engine.core.state import CHESS, GAME, LEARNED_EVAL
+        from engine.rules.convert import state_to_fen
         from engine.search.controller import SearchController
 
         self.close()
@@ -120,7 +120,7 @@ class _ControllerEngine:
         )
 
     def go(self, keys: list[int]) -> tuple[int, float, list[int]]:
-        from engine.core.convert import uci_to_move
+        from engine.rules.convert import uci_to_move
 
         controller = self.controller
         assert controller is not None  # the loop asks only after "new"
@@ -129,7 +129,7 @@ class _ControllerEngine:
         return move, 0.0, [move]
 
     def play(self, move: int) -> None:
-        from engine.core.convert import move_to_uci
+        from engine.rules.convert import move_to_uci
 
         assert self.controller is not None
         self.controller.play(move_to_uci(move))
@@ -196,7 +196,7 @@ class Player:
 
     def __init__(self, weights: Path | None, searcher: Searcher) -> None:
         from engine import USER_NUMBA_CACHE_DIR
-        from engine.search.learned_weights import ENV_VAR
+        from engine.eval.learned_weights import ENV_VAR
 
         self.weights = weights
         ctx = multiprocessing.get_context("spawn")
@@ -307,9 +307,9 @@ def play_task(task: GameTask, white: Player, black: Player) -> GameRecord:
 
 def opening_state(fen: str, game: str, seed: int, index: int, random_plies: int) -> np.ndarray:
     """The opening ``fen`` followed by ``random_plies`` uniformly random plies (seeded)."""
-    from engine.core.convert import state_from_fen
     from engine.core.games import legal_moves, make_move, status
     from engine.core.state import MAX_MOVES, ONGOING
+    from engine.rules.convert import state_from_fen
 
     rng = np.random.default_rng([seed, index])
     s = state_from_fen(fen, game)

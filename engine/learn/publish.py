@@ -22,14 +22,14 @@ from dataclasses import asdict
 from pathlib import Path
 
 from engine.errors import CanopyError
-from engine.learn.train import STATE_ERRORS, STATE_FILE, read_state, with_record
-from engine.search.learned_weights import (
+from engine.eval.learned_weights import (
     GAMES,
     AnyWeights,
     LearnedWeightsError,
     load_weights,
     save_weights,
 )
+from engine.learn.train import STATE_ERRORS, STATE_FILE, read_state, with_record
 
 
 class PublishError(CanopyError):

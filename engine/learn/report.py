@@ -15,10 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.learn.chessnet import feature_weights
-from engine.learn.curve import TrainingRecordError, learning_curve
-from engine.learn.heatmap import knight_square_values
-from engine.search.learned_weights import (
+from engine.eval.learned_weights import (
     ENV_VAR,
     GAMES,
     AnyWeights,
@@ -26,8 +23,10 @@ from engine.search.learned_weights import (
     active_path,
     digest,
     override_paths,
-    shipped,
 )
+from engine.learn.chessnet import feature_weights
+from engine.learn.curve import TrainingRecordError, learning_curve
+from engine.learn.heatmap import knight_square_values
 
 #: What the Learning view says when a game's weights cannot be loaded, per game
 #: (measured; docs/learning.md).
@@ -47,7 +46,7 @@ NOT_SHIPPED = {
 }
 #: What the Learning view says of the shipped weights — whether they are a default, and the
 #: measurement that decided it (docs/learning.md) — keyed by the digest of the weights
-#: measured (:func:`~engine.search.learned_weights.digest`), so that other weights copied
+#: measured (:func:`~engine.eval.learned_weights.digest`), so that other weights copied
 #: over a shipped file are never described by these figures.
 MEASURED_NOTE = {
     ("knight", "985f65038de608d4"): (
@@ -136,9 +135,3 @@ def learning_report(game: str, weights: AnyWeights | None, why: str) -> dict[str
     if point is not None:
         out.update(generation=point.generation, kept=point.accepted)
     return out
-
-
-def active_report(game: str) -> dict[str, Any]:
-    """:func:`learning_report` of the weights the engine loaded for ``game``."""
-    weights, why = shipped(game)
-    return learning_report(game, weights, why)

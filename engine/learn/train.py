@@ -60,6 +60,14 @@ from typing import Any, BinaryIO, Protocol
 import numpy as np
 
 from engine.errors import CanopyError
+from engine.eval.learned_weights import (
+    GAMES,
+    MAX_HIDDEN,
+    AnyWeights,
+    LearnedWeightsError,
+    load_weights,
+    save_weights,
+)
 from engine.files import read_npz, write_atomic
 from engine.learn.chessnet import DEFAULT_HIDDEN, ChessModel
 from engine.learn.fitting import Network, cross_entropy, fit
@@ -73,14 +81,6 @@ from engine.learn.players import (
     play_task,
 )
 from engine.learn.static_leaves import static_positions
-from engine.search.learned_weights import (
-    GAMES,
-    MAX_HIDDEN,
-    AnyWeights,
-    LearnedWeightsError,
-    load_weights,
-    save_weights,
-)
 from engine.search.registry import ALGORITHMS
 
 STATE_FILE = "train.json"

@@ -2,7 +2,7 @@
 
 The python-chess board is the rules reference at every boundary (FEN, SAN,
 PGN, legality for the UI); the numba core, reached through
-:mod:`engine.core.convert`, is the fast path inside the search.
+:mod:`engine.rules.convert`, is the fast path inside the search.
 """
 
 from __future__ import annotations

@@ -21,8 +21,8 @@ import numpy as np
 from engine.core.bits import new_rng
 from engine.core.games import make_move
 from engine.core.state import MAX_MOVES
+from engine.eval.evaluate import is_mate_score, mate_plies
 from engine.search.codes import DONE, FULL, INFO_SIZE, MAX_PATH
-from engine.search.evaluation import is_mate_score, mate_plies
 from engine.search.params import EVAL_PARAM, ParamSpec, validate
 from engine.search.parts.path import HIST_MAX
 from engine.search.parts.pv import PV_VISITS, pv_score, pv_walk

@@ -6,7 +6,7 @@ Used by the ``alphabeta`` baseline (iterative deepening from Python, one
 and for ``mcts``'s node searches (:mod:`engine.search.parts.leaf`).
 
 Scores are for the side to move at the node: static evaluations in [-1, 1]
-(:mod:`engine.search.evaluation`), a win found by search ``WIN - 10 * ply``
+(:mod:`engine.eval.evaluate`), a win found by search ``WIN - 10 * ply``
 (ply counted from the search root plus ``ply_offset``), a loss its negative,
 draws 0. A position repeated on the current line, or earlier in the game
 since the last irreversible move, scores as a draw.
@@ -49,7 +49,7 @@ from engine.core.state import (
     STATE_SIZE,
     TURN,
 )
-from engine.search.evaluation import (
+from engine.eval.evaluate import (
     FEATURE_SCRATCH,
     PLY_PENALTY,
     WIN,

@@ -33,14 +33,14 @@ from typing import Any, cast
 import chess
 import numpy as np
 
-from engine.core.convert import state_from_board, uci_to_move
 from engine.core.state import HASH
 from engine.errors import CanopyError, GameOverError, InvalidParameterError
+from engine.eval.evaluate import with_eval
+from engine.rules.convert import state_from_board, uci_to_move
 from engine.rules.games import get_game, outcome
 from engine.search.algorithm import SearchWorker, Worker
 from engine.search.codes import DONE, EXHAUSTED, FULL, ROOT_TERMINAL, SOLVED, STOPPED
 from engine.search.compiled import ensure_compiled
-from engine.search.evaluation import with_eval
 from engine.search.info import SearchInfo
 from engine.search.registry import DEFAULT_ALGORITHM, get_algorithm, validate_threads
 from engine.search.snapshot import SanCache, build_info

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 import chess
 
-from engine.core.convert import move_to_uci
 from engine.errors import CanopyError
+from engine.rules.convert import move_to_uci
 from engine.search.algorithm import NOT_PROVEN, Algorithm, ChildStats, Worker
 from engine.search.info import TreeNodeInfo
 from engine.search.snapshot import SanCache, tree_nodes

@@ -122,7 +122,7 @@ def validate(
             )
         out[name] = known[name].coerce(value)
     if out.get(EVAL_PARAM.name) == "learned":
-        from engine.search.learned_weights import shipped
+        from engine.eval.learned_weights import shipped
 
         weights, why = shipped(game)
         if weights is None:

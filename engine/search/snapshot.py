@@ -15,7 +15,7 @@ from typing import Any
 import chess
 import numpy as np
 
-from engine.core.convert import move_to_uci
+from engine.rules.convert import move_to_uci
 from engine.search.algorithm import Algorithm, ChildStats
 from engine.search.info import MoveStats, SearchInfo, ThreadStats, TreeNodeInfo
 from engine.search.tree import ROOT, TERMINAL, top_nodes

@@ -22,8 +22,8 @@ from typing import Any
 import chess
 import numpy as np
 
-from engine.core.convert import move_to_uci
 from engine.core.state import STATUS_NAMES
+from engine.rules.convert import move_to_uci
 from engine.search.algorithm import Algorithm, ChildStats
 from engine.search.codes import (
     CUT_EVAL,
@@ -59,11 +59,6 @@ class StepTrace:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def _clean(x: float) -> float | None:
-    """JSON-safe float: infinities (an unvisited child's UCB1) become None."""
-    return None if math.isinf(x) or math.isnan(x) else float(x)
 
 
 @dataclass

@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.search.evaluation import PLY_PENALTY, WIN
+from engine.eval.evaluate import PLY_PENALTY, WIN
 
 ROOT = 0
 NONE = -1

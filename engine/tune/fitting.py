@@ -1,24 +1,30 @@
 """What both of Texel's fits share: the positions, the sigmoid, K and the optimiser.
 
 :mod:`engine.tune.texel` fits one weight per feature from a dense design matrix;
-:mod:`engine.tune.texel_tables` fits the piece-square tables entry by entry from sparse
-rows. Both read the same quiet positions, predict with the same sigmoid, choose ``K``
-the same way, scale the ridge prior by the same curvature and step by the same
-Levenberg-Marquardt iteration, which live here so neither fit imports the other.
+:mod:`engine.tune.texel_tables` fits the piece-square tables entry by entry from a sparse
+one. Both read the same quiet positions, predict with the same sigmoid, choose ``K``
+the same way, scale the ridge prior by the same curvature and minimise the same
+regularised squared error (:class:`RidgeFit`), which live here so neither fit imports
+the other. The minimiser is ``scipy.optimize.least_squares``, a well-kept trust-region
+solver for exactly this kind of problem (it takes a dense or a sparse Jacobian), rather
+than a Levenberg-Marquardt loop of our own.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from numba import njit
+from scipy import sparse
+from scipy.optimize import least_squares
 
-from engine.core.convert import state_from_fen
 from engine.core.state import STATE_SIZE
-from engine.search.eval_features import N_CHESS, N_KNIGHT, chess_features, knight_features
+from engine.eval.features import N_CHESS, N_KNIGHT, chess_features, knight_features
+from engine.rules.convert import state_from_fen
 from engine.tune.selfplay import data_rows, read_positions, search_score
 
 LN10 = math.log(10.0)
@@ -69,47 +75,65 @@ def fit_k_to(error: Callable[[float], float]) -> float:
     return math.exp((a + b) / 2.0)
 
 
+def column_variance(x: sparse.csr_matrix) -> np.ndarray:
+    """Each column's variance over the rows of a sparse design matrix (a dense one has
+    ``x.var(axis=0)``)."""
+    mean = np.asarray(x.mean(axis=0)).ravel()
+    return np.asarray(x.multiply(x).mean(axis=0)).ravel() - mean**2
+
+
 def column_spread(variance: np.ndarray, k: float) -> np.ndarray:
     """The curvature one average position gives along each column's spread: the unit of
     the ridge prior, so a prior's strength does not depend on the features' units."""
     return np.maximum(variance, 1e-9) * (0.25 * LN10 * k / 400.0) ** 2
 
 
-def levenberg_marquardt(
-    terms: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
-    loss_of: Callable[[np.ndarray], float],
-    start: np.ndarray,
-    max_iterations: int = 200,
-    tolerance: float = 1e-12,
-) -> tuple[np.ndarray, int, float]:
-    """Minimise ``loss_of`` from ``start``: Gauss-Newton steps on ``terms(w)`` (the
-    approximate Hessian and the gradient, prior included) with a damping that grows
-    tenfold when a step fails and shrinks when one succeeds. Returns the weights, the
-    iterations run and the final loss."""
-    w = start.astype(np.float64).copy()
-    loss = loss_of(w)
-    damping = 1e-3
-    iterations = 0
-    while iterations < max_iterations:
-        iterations += 1
-        hess, grad = terms(w)
-        improved = False
-        while damping < 1e12:
-            step = np.linalg.solve(hess + damping * np.diag(np.diag(hess) + 1e-12), -grad)
-            trial = w + step
-            trial_loss = loss_of(trial)
-            if trial_loss < loss:
-                improved = True
-                break
-            damping *= 10.0
-        if not improved:
-            break
-        done = loss - trial_loss < tolerance * max(loss, 1e-12)
-        w, loss = trial, trial_loss
-        damping = max(damping / 10.0, 1e-9)
-        if done:
-            break
-    return w, iterations, loss
+@dataclass(frozen=True)
+class RidgeFit:
+    """The loss of Texel's fits, ``mean((sigmoid(K·(x w + offset)) − results)²) +
+    Σ ridge·(w − start)²``, as a least-squares problem: the sum of the squares of each
+    row's error over √n and of each weight's √ridge·(w − start). ``x`` (rows × weights)
+    is dense or sparse, and so is the Jacobian; ``offset`` is a fixed centipawn term a row.
+    """
+
+    x: np.ndarray | sparse.csr_matrix
+    results: np.ndarray
+    k: float
+    start: np.ndarray
+    ridge: np.ndarray
+    offset: np.ndarray | float = 0.0
+
+    def residuals(self, w: np.ndarray) -> np.ndarray:
+        error = sigmoid(self.x @ w + self.offset, self.k) - self.results
+        root_n = math.sqrt(self.x.shape[0])
+        return np.concatenate([error / root_n, np.sqrt(self.ridge) * (w - self.start)])
+
+    def jacobian(self, w: np.ndarray) -> np.ndarray | sparse.csr_matrix:
+        p = sigmoid(self.x @ w + self.offset, self.k)
+        slope = p * (1.0 - p) * (LN10 * self.k / 400.0) / math.sqrt(self.x.shape[0])
+        root_ridge = np.sqrt(self.ridge)
+        if sparse.issparse(self.x):
+            rows = sparse.diags(slope) @ self.x
+            return sparse.vstack([rows, sparse.diags(root_ridge)], format="csr")
+        return np.vstack([self.x * slope[:, None], np.diag(root_ridge)])
+
+    def solve(
+        self, max_iterations: int = 200, tolerance: float = 1e-12
+    ) -> tuple[np.ndarray, int, float]:
+        """The weights minimising the loss from ``start``, the iterations run and the
+        final loss; the fit stops when a step lowers the loss by less than ``tolerance``
+        of it. Each weight is scaled by its column of the Jacobian, so centipawn tables
+        and piece counts step alike.
+
+        A dense design is fitted by MINPACK's Levenberg-Marquardt (``method="lm"``); a
+        sparse one by the trust-region reflective method with LSMR steps, which never
+        forms the dense matrix MINPACK would need (808 columns of a million rows)."""
+        fit = least_squares(
+            self.residuals, self.start.astype(np.float64), jac=self.jacobian,
+            method="trf" if sparse.issparse(self.x) else "lm", x_scale="jac",
+            ftol=tolerance, xtol=tolerance, gtol=tolerance, max_nfev=max_iterations,
+        )  # fmt: skip
+        return fit.x, int(fit.njev), 2.0 * float(fit.cost)
 
 
 def game_ids(plies: np.ndarray) -> np.ndarray:
@@ -135,7 +159,7 @@ def quiet_targets(path: Path, blend: float) -> np.ndarray:
     further than the static evaluation does and labels the position itself (Stockfish
     trains its networks on such a mix, its ``lambda``). Only the target changes: ``K``
     and the errors a fit reports are still reckoned against the results, so fits with
-    and without a blend compare. Measured in session 59 (docs/algorithms.md): from the
+    and without a blend compare. Measured with ab3a19c (docs/algorithms.md): from the
     shipped weights, a mix of one half predicted left-out games' results barely better
     than the results alone, and played no better."""
     if not 0.0 <= blend <= 1.0:

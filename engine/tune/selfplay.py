@@ -37,13 +37,13 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.core.convert import state_from_fen, state_to_fen
 from engine.core.games import in_check, legal_moves, make_move, result, status
 from engine.core.state import FLAG_CAPTURE, HALFMOVE, HASH, MAX_MOVES, ONGOING
+from engine.eval.evaluate import centipawns
 from engine.match.openings import load_openings
+from engine.rules.convert import state_from_fen, state_to_fen
 from engine.rules.games import get_game
 from engine.search.algorithms.alphabeta import AlphaBetaWorker
-from engine.search.evaluation import centipawns
 
 CHESS_MAX_PLIES = 400  # a chess game still going after this many plies is scored a draw
 PROMOTION_BITS = 7 << 12

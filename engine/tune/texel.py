@@ -1,6 +1,6 @@
 """Texel's method: fit the evaluation's weights to the results of self-play games.
 
-The evaluation is linear in its weights (:mod:`engine.search.eval_features`), so a
+The evaluation is linear in its weights (:mod:`engine.eval.features`), so a
 position's predicted score for White is ``sigmoid(K · X w)`` with
 
     X = [f · phase / 24, f · (24 − phase) / 24]      (middlegame | endgame columns)
@@ -10,11 +10,11 @@ and the fit minimises the mean squared error between that prediction and the gam
 result (1, ½, 0 for White), as Peter Österlund described for Texel (2014). ``K``
 scales centipawns to expected score and is fitted first, with the starting weights,
 then held fixed (otherwise ``K`` and the weights' overall scale trade off against each
-other). The weights are then fitted by Levenberg-Marquardt (Gauss-Newton with a
-damping that grows when a step fails), with a weak ridge prior pulling each weight
-towards its hand-set value in proportion to its feature's spread, so a feature the
-games rarely show keeps a sane weight instead of a wild one. Every step is plain
-numpy on full batches, so the same data give the same weights.
+other). The weights are then fitted as a nonlinear least-squares problem
+(``scipy.optimize.least_squares``, :class:`engine.tune.fitting.RidgeFit`), with a weak
+ridge prior pulling each weight towards its hand-set value in proportion to its
+feature's spread, so a feature the games rarely show keeps a sane weight instead of a
+wild one. Every step works on full batches, so the same data give the same weights.
 
 Only quiet positions are used (not in check, the move played neither captured nor
 promoted, the move before it did not capture): a static evaluation cannot see a
@@ -33,11 +33,11 @@ The whole pipeline, from nothing to ``engine/data/eval/weights.npz``, is
         --out engine/data/eval/weights.npz
 
 With ``--tables`` the chess fit also fits every entry of the two piece-square tables
-(:mod:`engine.tune.texel_tables`); the shipped chess weights were made so (session 52).
+(:mod:`engine.tune.texel_tables`); the shipped chess weights were made so (b970ae4).
 ``--start FILE`` starts the fit from (and pulls it towards) a weights file instead of the
 hand-set weights, so new games refine a fit rather than replace it; ``--blend L`` aims the
 weights at ``(1 − L)·result + L·search``, the self-play search's own score of each position
-mixed in (:func:`engine.tune.fitting.quiet_targets`; tried in session 59, not adopted).
+mixed in (:func:`engine.tune.fitting.quiet_targets`; tried with ab3a19c, not adopted).
 """
 
 from __future__ import annotations
@@ -50,9 +50,9 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.search.eval_features import MAX_PHASE
-from engine.search.eval_names import FEATURES
-from engine.search.eval_weights import (
+from engine.eval.features import MAX_PHASE
+from engine.eval.names import FEATURES
+from engine.eval.weights import (
     DEFAULT_PATH,
     EvalWeights,
     EvalWeightsError,
@@ -62,11 +62,10 @@ from engine.search.eval_weights import (
 )
 from engine.tune.fitting import (
     FOLDS,
-    LN10,
+    RidgeFit,
     column_spread,
     feature_matrix,
     fit_k_to,
-    levenberg_marquardt,
     quiet_rows,
     quiet_targets,
     sigmoid,
@@ -118,7 +117,8 @@ def fit_weights(
     tolerance: float = 1e-12,
     offset: np.ndarray | float = 0.0,
 ) -> Fit:
-    """Minimise ``mean((sigmoid(K·x w) − results)²) + ridge`` by Levenberg-Marquardt.
+    """Minimise ``mean((sigmoid(K·x w) − results)²) + ridge`` (least squares,
+    :class:`engine.tune.fitting.RidgeFit`).
 
     The ridge term pulls each weight towards ``start`` with strength ``prior`` times the
     curvature one average position gives along that feature's spread, so ``prior`` is
@@ -126,21 +126,10 @@ def fit_weights(
     position" and does not depend on the features' units. ``offset`` is a fixed
     centipawn term a row, added before the sigmoid (the weights held where they are).
     """
-    n = x.shape[0]
-    scale = LN10 * k / 400.0
     ridge = prior * column_spread(x.var(axis=0), k)
-
-    def loss_of(w: np.ndarray) -> float:
-        error = np.mean((predict(x, w, k, offset) - results) ** 2)
-        return float(error + np.sum(ridge * (w - start) ** 2))
-
-    def terms(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        p = predict(x, w, k, offset)
-        jac = x * (p * (1.0 - p) * scale)[:, None]
-        hess = jac.T @ jac / n + np.diag(ridge)
-        return hess, jac.T @ (p - results) / n + ridge * (w - start)
-
-    w, iterations, loss = levenberg_marquardt(terms, loss_of, start, max_iterations, tolerance)
+    w, iterations, loss = RidgeFit(x, results, k, start, ridge, offset).solve(
+        max_iterations, tolerance
+    )
     return Fit(w, k, iterations, loss)
 
 

@@ -1,18 +1,19 @@
 """Fit the weights of a few features alone, every other weight and both tables held fixed.
 
 Why: the shipped chess weights were fitted, tables and all, on 1.25 million positions
-(session 52). A feature added later is best judged by what *it* adds: refitting
+(b970ae4). A feature added later is best judged by what *it* adds: refitting
 everything on another, smaller sample would change forty-odd weights and 768 table
-entries at once, and a match could not tell the new feature from the refit (session 53's
-threat features were measured that way). Here the shipped evaluation is a fixed centipawn
-offset a position, and Texel's regression (:mod:`engine.tune.texel`) fits only the named
-features' middlegame and endgame weights on top of it, from their hand-set values and
-pulled towards them by the cross-validated prior::
+entries at once, and a match could not tell the new feature from the refit (the threat
+features of d893111 were measured that way, and reverted in 965aea9). Here the shipped
+evaluation is a fixed centipawn offset a position, and Texel's regression
+(:mod:`engine.tune.texel`) fits only the named features' middlegame and endgame weights on
+top of it, from their hand-set values and pulled towards them by the cross-validated prior::
 
     python -m engine.tune.texel_added --chess chess-s53.tsv.gz --only NAME[,NAME...]
 
-Session 55 fitted three new features so (``king_attack``, ``low_mobility``, ``pinned``,
-commit ``60fa862``); they did not play better and were reverted (docs/algorithms.md).
+Three new features were fitted so (``king_attack``, ``low_mobility``, ``pinned``,
+commits ``60fa862``, ``a9b9df9``); they did not play better and were reverted in ``3878def``
+(docs/algorithms.md).
 
 The kernels read their tables from the shipped file, so the offset is exactly the
 shipped evaluation and ``K`` is fitted to it.
@@ -27,8 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.search.eval_names import FEATURES
-from engine.search.eval_weights import (
+from engine.eval.names import FEATURES
+from engine.eval.weights import (
     EvalWeights,
     hand_weights,
     save_weights,

@@ -11,15 +11,14 @@ Why a module of its own: the design matrix grows from 44 to 808 columns, about 1
 dense for the 1.6 million positions such a fit wants. But a position has at most 32
 pieces, so a row has 40 dense columns (the features other than the tables, middlegame
 and endgame) and at most 64 table entries (each piece's square, middlegame and
-endgame). The Gauss-Newton terms are summed row by row in numba over those few
-entries (:func:`normal_terms`), in parallel over the rows, and the same
-Levenberg-Marquardt steps and ridge prior as the feature fit
-(:func:`engine.tune.fitting.levenberg_marquardt`) run on them. The prior pulls each
+endgame), so the design is a sparse matrix (:func:`table_design`, built row by row in
+numba), and the same least-squares fit and ridge prior as the feature fit
+(:class:`engine.tune.fitting.RidgeFit`) run on it. The prior pulls each
 entry towards the hand-made table, so a square the games rarely show a piece on keeps
 its hand value.
 
 The fitted tables are rounded to whole centipawns before they are stored: the
-evaluation sums them as integers (:func:`engine.search.eval_features.chess_features`),
+evaluation sums them as integers (:func:`engine.eval.features.chess_features`),
 so every feature stays a whole number and searches stay bit-for-bit reproducible.
 """
 
@@ -31,18 +30,19 @@ from pathlib import Path
 
 import numpy as np
 from numba import njit, prange
+from scipy import sparse
 
 from engine.core.bits import lsb, pop_lsb
 from engine.core.state import KING, PAWN, WHITE_BB
-from engine.search.eval_features import C_PST_EG, C_PST_MG, CHESS_FEATURES, MAX_PHASE, N_CHESS
-from engine.search.eval_tables import hand_piece_square_tables
+from engine.eval.features import C_PST_EG, C_PST_MG, CHESS_FEATURES, MAX_PHASE, N_CHESS
+from engine.eval.tables import hand_piece_square_tables
 from engine.tune.fitting import (
     FOLDS,
-    LN10,
+    RidgeFit,
     column_spread,
+    column_variance,
     feature_matrix,
     fit_k_to,
-    levenberg_marquardt,
     quiet_rows,
     quiet_targets,
     sigmoid,
@@ -177,72 +177,35 @@ def centipawns(
     return out
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def normal_terms(
-    params: np.ndarray, k: float, dense: np.ndarray, cols: np.ndarray, signs: np.ndarray,
-    share: np.ndarray, results: np.ndarray, chunks: int,
-) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """Gauss-Newton terms of the mean squared error: ``(JᵀJ / n, Jᵀ(p − r) / n)``.
-
-    Rows are split into ``chunks`` slices summed in parallel, each into a matrix of its
-    own. Within a row only the pairs (a ≤ b) of its nonzero entries are added, the
-    diagonal ones at half weight, and the matrix is completed as ``H + Hᵀ``: the same
-    sum in half the work, and right for a column a row holds twice (a White and a Black
-    piece on mirrored squares)."""
-    rows = dense.shape[0]
-    size = params.shape[0]
-    hess = np.zeros((chunks, size, size))
-    grad = np.zeros((chunks, size))
-    scale = LN10 * k / 400.0
-    for c in prange(chunks):
-        index = np.empty(N_DENSE + 2 * MAX_PIECES, dtype=np.int64)
-        value = np.empty(N_DENSE + 2 * MAX_PIECES)
-        h = hess[c]
-        g = grad[c]
-        for i in range(c * rows // chunks, (c + 1) * rows // chunks):
-            n = _row_entries(dense[i], cols[i], signs[i], share[i], index, value)
-            cp = 0.0
-            for a in range(n):
-                cp += params[index[a]] * value[a]
-            p = 1.0 / (1.0 + np.exp(-scale * cp))
-            slope = p * (1.0 - p) * scale
-            error = p - results[i]
-            for a in range(n):
-                va = value[a] * slope
-                g[index[a]] += va * error
-                h[index[a], index[a]] += 0.5 * va * va
-                for b in range(a + 1, n):
-                    h[index[a], index[b]] += va * value[b] * slope
-    total = hess.sum(axis=0)
-    return (total + total.T) / rows, grad.sum(axis=0) / rows
-
-
 @njit(cache=True, nogil=True)
-def _column_moments(
-    dense: np.ndarray, cols: np.ndarray, signs: np.ndarray, share: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    total = np.zeros(N_PARAMS)
-    squares = np.zeros(N_PARAMS)
+def _design_entries(
+    dense: np.ndarray, cols: np.ndarray, signs: np.ndarray, share: np.ndarray,
+    indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
+) -> None:  # fmt: skip
     index = np.empty(N_DENSE + 2 * MAX_PIECES, dtype=np.int64)
     value = np.empty(N_DENSE + 2 * MAX_PIECES)
-    row = np.zeros(N_PARAMS)
+    at = 0
     for i in range(dense.shape[0]):
         n = _row_entries(dense[i], cols[i], signs[i], share[i], index, value)
         for a in range(n):
-            row[index[a]] += value[a]  # a column held twice in a row sums first
-        for a in range(n):
-            j = index[a]
-            if row[j] != 0.0:  # not counted yet (a column held twice is counted once)
-                total[j] += row[j]
-                squares[j] += row[j] * row[j]
-                row[j] = 0.0
-    return total, squares
+            indices[at] = index[a]
+            data[at] = value[a]
+            at += 1
+        indptr[i + 1] = at
 
 
-def column_variance(rows: TableRows) -> np.ndarray:
-    total, squares = _column_moments(rows.dense, rows.cols, rows.signs, rows.share)
-    n = len(rows.results)
-    return squares / n - (total / n) ** 2
+def table_design(rows: TableRows) -> sparse.csr_matrix:
+    """The fit's design matrix, sparse: ``table_design(rows) @ params`` is every row's
+    score in centipawns (:func:`centipawns`). A column held twice in a row (a White and a
+    Black piece on mirrored squares) holds the sum of the two."""
+    entries = np.count_nonzero(rows.dense, axis=1) + 2 * np.count_nonzero(rows.cols >= 0, axis=1)
+    indptr = np.zeros(len(entries) + 1, dtype=np.int64)
+    indices = np.empty(int(entries.sum()), dtype=np.int64)
+    data = np.empty(len(indices))
+    _design_entries(rows.dense, rows.cols, rows.signs, rows.share, indptr, indices, data)
+    design = sparse.csr_matrix((data, indices, indptr), shape=(len(entries), N_PARAMS))
+    design.sum_duplicates()
+    return design
 
 
 @dataclass(frozen=True)
@@ -252,9 +215,7 @@ class TableFit:
     loss: float
 
 
-def fit_tables(
-    rows: TableRows, k: float, start: np.ndarray, prior: float, chunks: int = 2
-) -> TableFit:
+def fit_tables(rows: TableRows, k: float, start: np.ndarray, prior: float) -> TableFit:
     """Minimise the mean squared error plus the ridge prior towards ``start``.
 
     The feature weights' ridge is scaled by each column's spread, as in the feature fit.
@@ -263,21 +224,10 @@ def fit_tables(
     get almost no pull towards its hand value and take whatever its few positions said
     (+343 cp in a first fit); shared, every entry carries the same belief in centipawns,
     and an entry moves far only where many positions ask it to."""
-    ridge = prior * column_spread(column_variance(rows), k)
+    design = table_design(rows)
+    ridge = prior * column_spread(column_variance(design), k)
     ridge[N_DENSE:] = ridge[N_DENSE:].mean()
-
-    def loss_of(w: np.ndarray) -> float:
-        cp = centipawns(w, rows.dense, rows.cols, rows.signs, rows.share)
-        error = float(np.mean((sigmoid(cp, k) - rows.results) ** 2))
-        return error + float(np.sum(ridge * (w - start) ** 2))
-
-    def terms(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        hess, grad = normal_terms(
-            w, k, rows.dense, rows.cols, rows.signs, rows.share, rows.results, chunks
-        )
-        return hess + np.diag(ridge), grad + ridge * (w - start)
-
-    params, iterations, loss = levenberg_marquardt(terms, loss_of, start)
+    params, iterations, loss = RidgeFit(design, rows.results, k, start, ridge).solve()
     return TableFit(params, iterations, loss)
 
 

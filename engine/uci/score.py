@@ -9,7 +9,7 @@ which is what UCI asks for.
   ``cp = 400·log10(Q / (1 − Q))``. A Q of 0.64 is +100 cp, 0.91 is +400 cp.
 * Those whose ``value_kind`` is ``"eval"`` (``bfms``, ``alphabeta``) rank moves by a
   backed-up evaluation in [-1, 1]; their score is that value unsquashed
-  (:func:`engine.search.evaluation.unsquash`), which is the same formula with
+  (:func:`engine.eval.evaluate.unsquash`), which is the same formula with
   ``Q = (1 + eval) / 2``.
 * A proven result — a mate score (``|eval| > 1``, ``WIN − 10·ply``) or a move the
   search proved (``MoveStats.proof``) with a known distance (``MoveStats.mate``) —
@@ -26,8 +26,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from engine.eval.evaluate import is_mate_score, mate_plies, unsquash
 from engine.search.algorithm import PROVEN_LOSS, PROVEN_WIN
-from engine.search.evaluation import is_mate_score, mate_plies, unsquash
 from engine.search.info import MoveStats
 from engine.search.registry import get_algorithm
 

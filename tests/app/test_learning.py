@@ -18,10 +18,8 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 from app.routes.learning import learned_weights
 from app.settings import Settings
-from engine.learn.chessnet import ChessModel
-from engine.learn.ntuple import Model, tuple_squares
-from engine.learn.report import learning_report
-from engine.search.learned_weights import (
+from engine.eval.compare import static_evaluations
+from engine.eval.learned_weights import (
     ENV_VAR,
     ChessNetWeights,
     LearnedWeights,
@@ -30,7 +28,9 @@ from engine.search.learned_weights import (
     save_weights,
     shipped_path,
 )
-from engine.search.side_by_side import static_evaluations
+from engine.learn.chessnet import ChessModel
+from engine.learn.ntuple import Model, tuple_squares
+from engine.learn.report import learning_report
 
 KNIGHT_START = "nnnnnnnn/nnnnnnnn/8/8/8/8/NNNNNNNN/NNNNNNNN w - - 0 1"
 MISSING = "learned weights file /nowhere/knight.npz is missing; train them"

@@ -28,10 +28,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from engine.eval.learned_weights import ENV_VAR, load_weights, save_weights
 from engine.learn.chessnet import ChessModel
 from engine.learn.ntuple import Model, tuple_squares
 from engine.learn.train import Generation
-from engine.search.learned_weights import ENV_VAR, load_weights, save_weights
 from tests.browser.conftest import api_create, open_game, run_server, screenshot
 from tests.browser.test_inside import selected_info, tab, visible_node
 

@@ -18,9 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from engine.core.convert import legal_move_array
 from engine.core.games import legal_moves, make_move, status
 from engine.core.state import MAX_MOVES, ONGOING
+from engine.eval.evaluate import evaluate
+from engine.rules.convert import legal_move_array
 from engine.search.algorithm import (
     NOT_PROVEN,
     Algorithm,
@@ -38,7 +39,6 @@ from engine.search.alphabeta_core import (
     search_root,
 )
 from engine.search.codes import DONE, EXHAUSTED, ROOT_TERMINAL, STOPPED
-from engine.search.evaluation import evaluate
 from engine.search.info import SearchInfo
 from engine.search.params import ParamSpec
 

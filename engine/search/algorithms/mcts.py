@@ -36,10 +36,11 @@ from numba import njit
 
 from engine.core.bits import table_slot
 from engine.core.borrow import borrow
-from engine.core.convert import move_to_uci
 from engine.core.games import make_move
 from engine.core.prefetch import prefetch
 from engine.core.state import HASH, MAX_MOVES
+from engine.eval.evaluate import SQUASH_CP, WIN, game_value, is_mate_score, mate_plies
+from engine.rules.convert import move_to_uci
 from engine.search.algorithm import (
     NOT_PROVEN,
     PROVEN_DRAW,
@@ -83,7 +84,6 @@ from engine.search.codes import (
     T_SIM_PLIES,
     T_SIM_STATUS,
 )
-from engine.search.evaluation import SQUASH_CP, WIN, game_value, is_mate_score, mate_plies
 from engine.search.params import ParamSpec
 from engine.search.parts.backup import backup_solver
 from engine.search.parts.expand import expand_with_priors, look, mark_repetition

@@ -16,9 +16,9 @@ from numba import njit
 from engine.core.bits import rng_below
 from engine.core.games import in_check, legal_moves, make_move, result, status
 from engine.core.state import HASH, ONGOING, TURN
+from engine.eval.evaluate import evaluate, game_value
 from engine.search.alphabeta_core import ABORTED, qsearch
 from engine.search.alphabeta_core import INF as QINF
-from engine.search.evaluation import evaluate, game_value
 from engine.search.parts.path import HIST_MAX, repeated
 from engine.search.parts.prior import move_gain, normalise_priors
 from engine.search.tree import (

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.search.evaluation import WIN
+from engine.eval.evaluate import WIN
 from engine.search.tree import FIRST_CHILD, FLAGS, MOVE, NEXT_SIBLING, NONE, PROVEN, VALUE, VISITS
 
 PV_VISITS, PV_VALUE, PV_PROVEN_FIRST = 0, 1, 2

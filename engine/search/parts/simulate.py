@@ -12,9 +12,9 @@ from numba import njit
 from engine.core.games import legal_moves, status
 from engine.core.playout import playout
 from engine.core.state import ONGOING, PLY_CAP, TURN
+from engine.eval.evaluate import evaluate
 from engine.search.alphabeta_core import minimax_value
 from engine.search.codes import CUT_EVAL
-from engine.search.evaluation import evaluate
 
 
 @njit(cache=True, nogil=True)

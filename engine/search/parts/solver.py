@@ -17,11 +17,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from engine.search.evaluation import game_value
 from engine.search.tree import (
-    DEPTH,
-    EVAL,
-    EVALUATED,
     FIRST_CHILD,
     FLAGS,
     NEXT_SIBLING,
@@ -32,15 +28,6 @@ from engine.search.tree import (
     PROVEN,
     VALUE,
 )
-
-
-@njit(cache=True, nogil=True)
-def prove_terminal(tree: tuple, node: int) -> None:
-    """A finished game (``outcome`` set by the rules) is its own proof."""
-    tree[FLAGS][node] |= PROVEN | EVALUATED
-    outcome = tree[OUTCOME][node]
-    tree[VALUE][node] = game_value(outcome, tree[DEPTH][node])
-    tree[EVAL][node] = float(outcome)
 
 
 @njit(cache=True, nogil=True)
@@ -84,9 +71,3 @@ def prove(tree: tuple, node: int) -> bool:
         value[node] = -best_value  # the longest defence, or 0 for a draw
         return True
     return False
-
-
-@njit(cache=True, nogil=True)
-def proven_loss(tree: tuple, child: int) -> bool:
-    """The move into ``child`` is proven to lose for the side making it: never select it."""
-    return (tree[FLAGS][child] & PROVEN) != 0 and tree[OUTCOME][child] < 0

@@ -14,7 +14,7 @@ import chess
 import numpy as np
 
 from engine.core.chess_core import bishop_attacks, piece_at, rook_attacks
-from engine.core.convert import state_from_fen
+from engine.rules.convert import state_from_fen
 
 ROOK_STEPS = ((0, 1), (0, -1), (1, 0), (-1, 0))
 BISHOP_STEPS = ((1, 1), (1, -1), (-1, 1), (-1, -1))

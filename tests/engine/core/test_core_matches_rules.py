@@ -19,13 +19,6 @@ import chess
 import numpy as np
 import pytest
 
-from engine.core.convert import (
-    legal_move_array,
-    move_to_uci,
-    state_from_board,
-    state_to_fen,
-    uci_to_move,
-)
 from engine.core.games import make_move, result, status
 from engine.core.state import (
     CHECKMATE,
@@ -40,6 +33,13 @@ from engine.core.state import (
     STALEMATE,
 )
 from engine.core.zobrist import full_hash
+from engine.rules.convert import (
+    legal_move_array,
+    move_to_uci,
+    state_from_board,
+    state_to_fen,
+    uci_to_move,
+)
 from engine.rules.games import CHESS_GAME, KNIGHT_GAME, Game
 
 CHESS_TERMINATIONS = {

@@ -8,9 +8,9 @@ import random
 
 import chess
 
-from engine.core.convert import legal_move_array, move_to_uci, state_from_board, state_from_fen
 from engine.core.games import exchange_balance
 from engine.core.state import FLAG_EP
+from engine.rules.convert import legal_move_array, move_to_uci, state_from_board, state_from_fen
 
 WORTH = {
     chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9,

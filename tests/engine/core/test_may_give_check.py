@@ -8,8 +8,8 @@ import random
 
 import chess
 
-from engine.core.convert import legal_move_array, move_to_uci, state_from_board, state_from_fen
 from engine.core.games import may_give_check
+from engine.rules.convert import legal_move_array, move_to_uci, state_from_board, state_from_fen
 
 
 def checks_and_answers(board: chess.Board) -> list[tuple[bool, bool]]:

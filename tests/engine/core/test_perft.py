@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.core.convert import state_from_fen
 from engine.core.perft import perft
+from engine.rules.convert import state_from_fen
 from tests.conftest import SHARED, read_epd
 
 SUITES = {"chess": "data/chess-perft.epd", "knight": "data/knight-perft.epd"}

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from engine.core.bits import new_rng
-from engine.core.convert import legal_move_array, move_to_uci, state_from_fen
 from engine.core.games import legal_moves
 from engine.core.playout import CAPTURE_FIRST, UNIFORM, choose_move, playout, playouts
 from engine.core.state import CHECKMATE, FLAG_CAPTURE, MAX_MOVES, NO_KNIGHTS, PLY_CAP
+from engine.rules.convert import legal_move_array, move_to_uci, state_from_fen
 from engine.rules.games import CHESS_GAME, KNIGHT_GAME, outcome
 
 

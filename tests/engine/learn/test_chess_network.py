@@ -8,13 +8,13 @@ import chess
 import numpy as np
 import pytest
 
-from engine.core.convert import state_from_fen, state_to_fen
+from engine.eval.evaluate import centipawns, squash
+from engine.eval.features import MAX_PHASE, N_CHESS, chess_features
+from engine.eval.learned_chess import arrays_of, batch_net_logits
+from engine.eval.learned_knight import logit_to_eval
 from engine.learn.chessnet import SCALE, ChessModel, feature_weights
 from engine.learn.ntuple import CP_TO_LOGIT
-from engine.search.eval_features import MAX_PHASE, N_CHESS, chess_features
-from engine.search.evaluation import centipawns, squash
-from engine.search.learned_chess import arrays_of, batch_net_logits
-from engine.search.learned_eval import logit_to_eval
+from engine.rules.convert import state_from_fen, state_to_fen
 from tests.positions import random_positions
 
 #: Positions along seeded random chess games, restarted now and then.

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
+from engine.eval.learned_weights import load_weights, save_weights
 from engine.learn.curve import TrainingRecordError, learning_curve
 from engine.learn.ntuple import Model, tuple_squares
 from engine.learn.train import Generation, TrainConfig, Trainer
 from engine.match.stats import MatchScore
-from engine.search.learned_weights import load_weights, save_weights
 
 
 def record(number: int, opponent: str, w: int, d: int, lose: int, accepted: bool) -> dict[str, Any]:

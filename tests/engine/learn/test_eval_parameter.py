@@ -10,12 +10,12 @@ import pytest
 
 from engine.core.state import EVAL, HAND_EVAL, LEARNED_EVAL, SCALED_EVAL
 from engine.errors import InvalidParameterError
+from engine.eval import learned_weights
+from engine.eval.evaluate import EVAL_SLOTS, with_eval
+from engine.eval.learned_weights import save_weights
 from engine.learn.ntuple import Model, tuple_squares
 from engine.match.spec import parse_spec
-from engine.search import learned_weights
 from engine.search.controller import SearchController
-from engine.search.evaluation import EVAL_SLOTS, with_eval
-from engine.search.learned_weights import save_weights
 from engine.search.params import EVAL_PARAM
 from engine.search.registry import ALGORITHMS, describe_algorithms, validate_params
 from engine.uci.options import OptionSet

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from engine.eval.features import N_KNIGHT
+from engine.eval.learned_knight import derive
+from engine.eval.learned_weights import CONTACT_SHAPE, LearnedWeights
 from engine.learn.heatmap import knight_square_values
 from engine.learn.ntuple import CP_TO_LOGIT, Model, tuple_squares
-from engine.search.eval_features import N_KNIGHT
-from engine.search.learned_eval import derive
-from engine.search.learned_weights import CONTACT_SHAPE, LearnedWeights
 
 
 def test_a_lone_knight_is_valued_by_every_tuple_holding_its_square() -> None:

@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from engine.eval.learned_weights import load_weights, save_weights, shipped_path
 from engine.learn.chessnet import ChessModel
 from engine.learn.curve import learning_curve
 from engine.learn.ntuple import Model, tuple_squares
 from engine.learn.publish import PublishError, main, publish_generation
-from engine.search.learned_weights import load_weights, save_weights, shipped_path
 
 ROOT = Path(__file__).resolve().parents[3]
 ARRAYS = ("linear", "scale", "hidden", "bias", "out")

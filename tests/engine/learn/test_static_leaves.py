@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.core.convert import state_from_fen
 from engine.core.state import TURN
 from engine.learn.static_leaves import CHILDREN, EVERY, static_positions
+from engine.rules.convert import state_from_fen
 
 # White to move; the black knight on d5 stands alone where the e3 knight can take it.
 HANGING = "n7/8/8/3n4/8/4N3/8/N7 w - - 0 10"

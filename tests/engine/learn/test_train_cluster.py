@@ -21,10 +21,10 @@ if not os.environ.get("CI"):
     pytest.importorskip("distributed", reason="the optional extra canopy[cluster]")
 
 from canopy.cli import main
+from engine.eval.learned_weights import load_weights
 from engine.learn import cluster
 from engine.learn.players import GameTask, Searcher
 from engine.learn.train import TrainConfig, Trainer
-from engine.search.learned_weights import load_weights
 
 # The tiny run of test_train_reproducible (same seed and command, so its numba caches serve).
 TINY = {"games": 2, "gate_games": 2, "nodes": 60, "random_plies": 2, "iterations": 20}

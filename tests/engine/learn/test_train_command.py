@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from canopy.cli import main
+from engine.eval.learned_weights import save_weights
 from engine.learn.chessnet import ChessModel
 from engine.learn.ntuple import Model, tuple_squares
-from engine.search.learned_weights import save_weights
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:

@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from engine.eval.learned_weights import ChessNetWeights, load_weights
 from engine.learn import train as train_module
 from engine.learn.train import TrainConfig, Trainer, TrainError, td_targets
-from engine.search.learned_weights import ChessNetWeights, load_weights
 
 TINY = {"games": 2, "gate_games": 2, "nodes": 60, "random_plies": 2, "iterations": 20}
 

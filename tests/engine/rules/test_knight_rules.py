@@ -61,9 +61,9 @@ def test_no_legal_move_rule_scores_by_count(monkeypatch: pytest.MonkeyPatch) -> 
     assert outcome(board) == (None, None)
     monkeypatch.setattr(KnightChessBoard, "generate_pseudo_legal_moves", lambda self, *a: iter(()))
     assert outcome(board) == ("1-0", "no legal move")
-    from engine.core.convert import state_from_board
     from engine.core.knight_core import result, status
     from engine.core.state import NO_MOVES
+    from engine.rules.convert import state_from_board
 
     s = state_from_board(board)
     assert status(s, 0) == NO_MOVES and result(s, NO_MOVES) == 1

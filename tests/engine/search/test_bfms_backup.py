@@ -8,7 +8,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.core.convert import move_to_uci
+from engine.rules.convert import move_to_uci
 from engine.search.controller import SearchController
 from engine.search.tree import NONE, TERMINAL
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.core.convert import move_to_uci
+from engine.eval.evaluate import WIN
+from engine.rules.convert import move_to_uci
 from engine.search.algorithm import PROVEN_WIN
 from engine.search.controller import SearchController
-from engine.search.evaluation import WIN
 from engine.search.tree import NONE, PROVEN, ROOT, TERMINAL
 
 # Stockfish: Qxd5?? loses the queen to cxd5 (the pawn is defended).

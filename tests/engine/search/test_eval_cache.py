@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.core.convert import state_from_fen
 from engine.core.state import (
     CHESS,
     EVAL,
@@ -19,8 +18,9 @@ from engine.core.state import (
     PLY,
     SCALED_EVAL,
 )
+from engine.eval.evaluate import evaluate, evaluate_into
+from engine.rules.convert import state_from_fen
 from engine.search.alphabeta_core import INF, NODES, SearchContext, evaluate_cached, qsearch
-from engine.search.evaluation import evaluate, evaluate_into
 from tests.positions import random_positions
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import chess
 import pytest
 
-from engine.core.convert import move_to_uci
+from engine.eval.evaluate import WIN
+from engine.rules.convert import move_to_uci
 from engine.search.algorithm import ChildStats
 from engine.search.controller import SearchController
-from engine.search.evaluation import WIN
 from engine.search.registry import get_algorithm
 
 SCHOLARS_MATE = "r1bqkbnr/pppp1ppp/2n5/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 2 4"  # Qxf7#
@@ -113,7 +113,7 @@ MATE_IN_TWO = "k7/8/2K5/8/8/8/8/1R6 w - - 0 1"  # 1. Kc7! Ka7 2. Ra1# (checked b
         # (The classic bfms is left out: it keeps the first forced win it proves, whose
         # 10,000-point value then takes every visit — C·sqrt(ln N / n) never competes with
         # it — so a shorter mate stays unseen. With quiescence leaves it proves the mate in
-        # four after 1. Rb5 first; with static leaves and session 52's evaluation, the mate
+        # four after 1. Rb5 first; with static leaves and the evaluation fitted in b970ae4, the mate
         # in three after 1. Ra1+. Both are scored by their length, below.)
         ("uct", {}, 10_000),
         # (uct-minimax is left out: in a won ending every depth-3 leaf search scores a win

@@ -11,14 +11,14 @@ import re
 import numpy as np
 import pytest
 
-from engine.core.convert import move_to_uci, state_from_fen
 from engine.core.games import make_move
 from engine.core.state import MAX_MOVES
+from engine.eval.evaluate import PLY_PENALTY, WIN
+from engine.rules.convert import move_to_uci, state_from_fen
 from engine.search.algorithm import PROVEN_LOSS, PROVEN_WIN
 from engine.search.algorithms.mcts import FULL_TREE_PLIES
 from engine.search.alphabeta_core import QCHECKS, QPRUNE, SearchContext
 from engine.search.controller import SearchController
-from engine.search.evaluation import PLY_PENALTY, WIN
 from engine.search.parts.implicit import implicit_value
 from engine.search.parts.leaf import LeafCache, leaf_score
 from engine.search.tree import EVALUATED, NONE, PARTIAL, PROVEN, ROOT, TERMINAL

@@ -12,8 +12,8 @@ from typing import Any
 import chess
 import pytest
 
-from engine.core.convert import state_from_fen
 from engine.core.state import HASH
+from engine.rules.convert import state_from_fen
 from engine.search.algorithms.mcts import untried
 from engine.search.controller import SearchController
 from engine.search.inspect import node_details

@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.core.convert import move_to_uci, state_from_fen, uci_to_move
 from engine.core.games import make_move
 from engine.core.state import MAX_MOVES
+from engine.eval.evaluate import WIN, evaluate
+from engine.rules.convert import move_to_uci, state_from_fen, uci_to_move
 from engine.search.alphabeta_core import SearchContext
 from engine.search.controller import SearchController
-from engine.search.evaluation import WIN, evaluate
 from engine.search.parts.expand import expand_with_priors
 from engine.search.parts.implicit import best_evaluated, implicit_value
 from engine.search.parts.leaf import LeafCache, leaf_score

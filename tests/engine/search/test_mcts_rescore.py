@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.core.convert import state_from_fen
+from engine.rules.convert import state_from_fen
 from engine.search.algorithms.mcts import (
     FULL_TREE_PLIES,
     K_RESCORE,

@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from engine.core.convert import move_to_uci
+from engine.rules.convert import move_to_uci
 from engine.search.algorithms.mcts import MCTS
 from engine.search.controller import SearchController
 from engine.search.inspect import node_details

@@ -6,9 +6,9 @@ from __future__ import annotations
 import chess
 import pytest
 
-from engine.core.convert import state_from_board
+from engine.eval.evaluate import evaluate
+from engine.rules.convert import state_from_board
 from engine.search.controller import SearchController
-from engine.search.evaluation import evaluate
 
 
 def _replay(fen: str, moves: list[str]) -> chess.Board:

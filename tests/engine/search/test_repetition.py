@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.core.convert import move_to_uci
+from engine.rules.convert import move_to_uci
 from engine.search.controller import SearchController
 from engine.search.tree import ROOT, TERMINAL
 

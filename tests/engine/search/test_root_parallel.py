@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.core.convert import move_to_uci
 from engine.errors import InvalidParameterError
+from engine.rules.convert import move_to_uci
 from engine.search.controller import SearchController
 
 

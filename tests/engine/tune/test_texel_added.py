@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.search.eval_names import CHESS_FEATURES, N_CHESS
-from engine.search.eval_weights import load_weights, shipped_weights
+from engine.eval.names import CHESS_FEATURES, N_CHESS
+from engine.eval.weights import load_weights, shipped_weights
 from engine.tune.selfplay import SelfPlayConfig, play_games, write_games
 from engine.tune.texel import choose_prior, fit_weights
 from engine.tune.texel_added import feature_columns

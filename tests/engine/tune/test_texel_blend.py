@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.search.eval_weights import EvalWeights, hand_weights, load_weights, save_weights
+from engine.eval.weights import EvalWeights, hand_weights, load_weights, save_weights
 from engine.tune.fitting import quiet_rows, quiet_targets
 from engine.tune.selfplay import SelfPlayConfig, play_games, read_search_scores, write_games
 from engine.tune.texel import main as texel_main

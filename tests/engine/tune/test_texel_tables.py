@@ -1,5 +1,5 @@
-"""The piece-square-table fit: its sparse rows score as the evaluation does, its Gauss-Newton
-terms are the derivatives of its error, and on games drawn from a known table it finds it."""
+"""The piece-square-table fit: its sparse rows score as the evaluation does, its least-squares
+terms are its error and their derivatives, and on games drawn from a known table it finds it."""
 
 from __future__ import annotations
 
@@ -10,16 +10,16 @@ import chess
 import numpy as np
 import pytest
 
-from engine.search.eval_features import C_PST_EG, C_PST_MG, N_CHESS, PST_EG, PST_MG
-from engine.search.eval_tables import hand_piece_square_tables
-from engine.search.eval_weights import (
+from engine.eval.features import C_PST_EG, C_PST_MG, N_CHESS, PST_EG, PST_MG
+from engine.eval.tables import hand_piece_square_tables
+from engine.eval.weights import (
     EvalWeights,
     hand_weights,
     load_weights,
     save_weights,
     shipped_weights,
 )
-from engine.tune.fitting import feature_matrix, sigmoid
+from engine.tune.fitting import RidgeFit, feature_matrix, sigmoid
 from engine.tune.selfplay import SelfPlayConfig, play_games, write_games
 from engine.tune.texel import design_matrix
 from engine.tune.texel import main as texel_main
@@ -29,9 +29,9 @@ from engine.tune.texel_tables import (
     TABLE,
     centipawns,
     fit_tables,
-    normal_terms,
     split_params,
     start_params,
+    table_design,
     table_mse,
     table_rows,
 )
@@ -91,36 +91,40 @@ def test_stored_tables_score_as_the_parameters_that_made_them(fens: list[str]) -
     assert np.array_equal(again, params)
 
 
-def test_normal_terms_are_the_error_s_derivatives(fens: list[str]) -> None:
+def test_the_least_squares_terms_are_the_error_and_its_derivatives(fens: list[str]) -> None:
     rng = np.random.default_rng(3)
     results = rng.choice([0.0, 0.5, 1.0], size=400)
     rows = rows_of(fens[:400], results)
     hand = hand_weights()
-    params = start_params(hand.chess_mg, hand.chess_eg) + rng.normal(0, 5, N_PARAMS)
+    start = start_params(hand.chess_mg, hand.chess_eg)
+    params = start + rng.normal(0, 5, N_PARAMS)
     k = 0.8
-    hess, grad = normal_terms(
-        params, k, rows.dense, rows.cols, rows.signs, rows.share, rows.results, 3
-    )
-    assert np.allclose(hess, hess.T)
-    # The gradient of half the mean squared error, by central differences.
+    design = table_design(rows)
+    cp = centipawns(params, rows.dense, rows.cols, rows.signs, rows.share)
+    assert design @ params == pytest.approx(cp, abs=1e-9)
+    ridge = rng.uniform(0.0, 1e-6, N_PARAMS)
+    fit = RidgeFit(design, results, k, start, ridge)
+    residuals, jacobian = fit.residuals, fit.jacobian
+    # The sum of the squared residuals is the mean squared error plus the prior's penalty.
+    r = residuals(params)
+    prior = float(np.sum(ridge * (params - start) ** 2))
+    assert r @ r == pytest.approx(table_mse(rows, params, k) + prior, rel=1e-12)
+    # The Jacobian, column by column, by central differences.
+    jac = jacobian(params)
     for j in (0, N_DENSE - 1, N_DENSE + 64 + 18, N_DENSE + TABLE + 5 * 64 + 6, N_DENSE + E2):
         step = np.zeros(N_PARAMS)
         step[j] = 1e-3
-        slope = (table_mse(rows, params + step, k) - table_mse(rows, params - step, k)) / 2e-3
-        assert grad[j] == pytest.approx(slope / 2, rel=1e-5, abs=1e-12)
-    # JᵀJ / n built densely from the same rows.
-    jac = np.zeros((len(results), N_PARAMS))
-    cp = centipawns(params, rows.dense, rows.cols, rows.signs, rows.share)
-    p = sigmoid(cp, k)
-    slope = p * (1 - p) * np.log(10) * k / 400
+        slope = (residuals(params + step) - residuals(params - step)) / 2e-3
+        assert jac[:, [j]].toarray().ravel() == pytest.approx(slope, rel=1e-5, abs=1e-12)
+    # The design built densely from the same rows.
+    dense = np.zeros((len(results), N_PARAMS))
     for i in range(len(results)):
-        jac[i, :N_DENSE] = rows.dense[i]
+        dense[i, :N_DENSE] = rows.dense[i]
         for c, s in zip(rows.cols[i], rows.signs[i], strict=True):
             if c >= 0:
-                jac[i, N_DENSE + c] += s * rows.share[i]
-                jac[i, N_DENSE + TABLE + c] += s * (1 - rows.share[i])
-    jac *= slope[:, None]
-    assert hess == pytest.approx(jac.T @ jac / len(results), abs=1e-12)
+                dense[i, N_DENSE + c] += s * rows.share[i]
+                dense[i, N_DENSE + TABLE + c] += s * (1 - rows.share[i])
+    assert design.toarray() == pytest.approx(dense, abs=1e-12)
 
 
 def test_fit_finds_a_table_entry_planted_in_the_games(fens: list[str]) -> None:

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from engine.search.evaluation import WIN, unsquash
+from engine.eval.evaluate import WIN, unsquash
 from engine.search.info import MoveStats
 from engine.uci.score import mate_moves, move_score, q_to_cp, wdl_from_expected
 from engine.uci.timeman import Clock, moves_left, plan_clock, plan_movetime

@@ -1,7 +1,7 @@
 """The hand-made piece-square tables: the starting point (and the prior) of their fit.
 
 The tables the evaluation reads are stored in the weights file
-(:mod:`engine.search.eval_weights`), fitted by :mod:`engine.tune.texel_tables`; a
+(:mod:`engine.eval.weights`), fitted by :mod:`engine.tune.texel_tables`; a
 file written before the tables were fitted holds none and gets these.
 """
 

@@ -7,9 +7,9 @@ the position's own evaluation, and for each move the evaluation of the position 
 it, negated (the same point of view as the Moves table's ``eval``: the side making the
 root move).
 
-The hand evaluation is :func:`engine.search.evaluation.evaluate` with the state's
+The hand evaluation is :func:`engine.eval.evaluate.evaluate` with the state's
 ``EVAL`` slot at ``HAND_EVAL``, exactly what a search with ``eval=hand`` calls. The
-learned one is computed from the weights passed in (:mod:`engine.search.learned`: the
+learned one is computed from the weights passed in (:mod:`engine.eval.learned_logits`: the
 arithmetic the search's kernels run on the weights baked in at import), so any weights
 file can be shown (and tested) without a recompile.
 """
@@ -21,14 +21,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.core.convert import state_from_fen, uci_to_move
 from engine.core.games import make_move
 from engine.core.state import EVAL, HAND_EVAL
+from engine.eval.evaluate import evaluate
+from engine.eval.learned_knight import logit_to_eval
+from engine.eval.learned_logits import logit_of
+from engine.eval.learned_weights import AnyWeights
+from engine.rules.convert import state_from_fen, uci_to_move
 from engine.rules.games import get_game
-from engine.search.evaluation import evaluate
-from engine.search.learned import logit_of
-from engine.search.learned_eval import logit_to_eval
-from engine.search.learned_weights import AnyWeights
 
 MAX_MOVES = 256  # more than any position's legal moves in either game
 

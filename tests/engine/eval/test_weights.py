@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.search.eval_features import N_CHESS, N_KNIGHT
-from engine.search.eval_tables import hand_piece_square_tables
-from engine.search.eval_weights import (
+from engine.eval.features import N_CHESS, N_KNIGHT
+from engine.eval.tables import hand_piece_square_tables
+from engine.eval.weights import (
     DEFAULT_PATH,
     EvalWeights,
     EvalWeightsError,

@@ -1,6 +1,6 @@
 """The learned evaluation for knight chess: an N-tuple network in numba.
 
-The arrays and their meaning are in :mod:`engine.search.learned_weights`. The shipped
+The arrays and their meaning are in :mod:`engine.eval.learned_weights`. The shipped
 weights (or ``$CANOPY_LEARNED_WEIGHTS``) are loaded once at import and baked into
 :func:`learned_knight` as constants, like the hand evaluation's; the kernels that take
 the arrays as arguments (:func:`ntuple_logit`, :func:`tuple_rows`) serve training and
@@ -9,7 +9,7 @@ tests, which try weights that are not baked in.
 When no usable weights exist the constants are zero-sized stand-ins of the right
 types, so every kernel still compiles; a search never reaches them because
 ``eval=learned`` is refused when the parameters are validated
-(:func:`engine.search.learned_weights.require`).
+(:func:`engine.eval.learned_weights.require`).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from numba import njit
 from engine.core.bits import lsb, pop_lsb, popcount
 from engine.core.state import KNIGHT, TURN, WHITE_BB
 from engine.core.tables import KNIGHT_ATTACKS
-from engine.search.eval_features import MAX_PHASE, N_KNIGHT, knight_features
-from engine.search.learned_weights import CAP, CONTACT_SHAPE, LearnedWeights, shipped
+from engine.eval.features import MAX_PHASE, N_KNIGHT, knight_features
+from engine.eval.learned_weights import CAP, CONTACT_SHAPE, LearnedWeights, shipped
 
 
 def derive(

@@ -2,7 +2,7 @@
 
 The fitted weights live in ``engine/data/eval/weights.npz`` (plain arrays, no pickle),
 written by :mod:`engine.tune.texel` together with the command that produced them.
-:mod:`engine.search.evaluation` loads the file once at import and bakes the arrays
+:mod:`engine.eval.evaluate` loads the file once at import and bakes the arrays
 into its numba kernels as constants; ``engine/__init__.py`` hashes the file into the
 numba cache directory's name, so new weights never meet stale machine code.
 
@@ -22,9 +22,9 @@ from pathlib import Path
 import numpy as np
 
 from engine.errors import CanopyError
+from engine.eval.names import CHESS_FEATURES, FEATURES, KNIGHT_FEATURES
+from engine.eval.tables import hand_piece_square_tables
 from engine.files import read_npz, write_atomic
-from engine.search.eval_names import CHESS_FEATURES, FEATURES, KNIGHT_FEATURES
-from engine.search.eval_tables import hand_piece_square_tables
 
 FORMAT_VERSION = 2
 READABLE_VERSIONS = (1, 2)  # 1: no tables (the hand-made ones are read)

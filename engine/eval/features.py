@@ -50,7 +50,7 @@ from engine.core.state import (
     WHITE_BB,
 )
 from engine.core.tables import CENTRALITY, KING_ATTACKS, KNIGHT_ATTACKS
-from engine.search.eval_names import (
+from engine.eval.names import (
     C_BISHOP_PAIR,
     C_DOUBLED,
     C_ISOLATED,
@@ -79,13 +79,13 @@ from engine.search.eval_names import (
     N_CHESS,
     N_KNIGHT,
 )
-from engine.search.eval_names import (
+from engine.eval.names import (
     CHESS_FEATURES as CHESS_FEATURES,  # re-exported: the features' names live beside them
 )
-from engine.search.eval_names import (
+from engine.eval.names import (
     KNIGHT_FEATURES as KNIGHT_FEATURES,
 )
-from engine.search.eval_weights import shipped_weights
+from engine.eval.weights import shipped_weights
 
 MAX_PHASE = 24
 PHASE_WEIGHT = np.array([0, 1, 1, 2, 4, 0], dtype=np.int64)

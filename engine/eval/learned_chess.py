@@ -1,6 +1,6 @@
 """The learned evaluation for chess: a small network on top of the hand-made features.
 
-The hand evaluation is linear in its 22 features (:mod:`engine.search.eval_features`),
+The hand evaluation is linear in its 22 features (:mod:`engine.eval.features`),
 tapered by the phase. The network keeps that linear layer and adds one small hidden
 layer of clipped-ReLU units that read the same features — which the search computes
 anyway — so it can learn what a weighted sum cannot: interactions (king safety counts
@@ -39,9 +39,9 @@ import numpy as np
 from numba import njit
 
 from engine.core.state import TURN
-from engine.search.eval_features import MAX_PHASE, N_CHESS, chess_features
-from engine.search.learned_eval import logit_to_eval
-from engine.search.learned_weights import ChessNetWeights, shipped
+from engine.eval.features import MAX_PHASE, N_CHESS, chess_features
+from engine.eval.learned_knight import logit_to_eval
+from engine.eval.learned_weights import ChessNetWeights, shipped
 
 
 def arrays_of(w: ChessNetWeights) -> tuple[np.ndarray, ...]:

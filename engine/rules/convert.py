@@ -1,6 +1,10 @@
 """Crossing the boundary: python-chess boards ⇄ array states, int moves ⇄ UCI.
 
 Moves are small ints inside the numba core and UCI strings everywhere else.
+
+It lives with the rules, not in the core: the rules (python-chess boards, the games'
+names) know the core's game codes, and the core knows nothing of python-chess, so the
+two packages depend one way only.
 """
 
 from __future__ import annotations

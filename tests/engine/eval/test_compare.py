@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.core.convert import state_from_board, state_from_fen
 from engine.errors import IllegalMoveError, InvalidFenError
+from engine.eval.compare import static_evaluations
+from engine.eval.evaluate import evaluate
+from engine.eval.learned_knight import batch_logits, logit_to_eval
 from engine.learn.ntuple import Model, hand_linear, tuple_squares
+from engine.rules.convert import state_from_board, state_from_fen
 from engine.rules.games import get_game
-from engine.search.evaluation import evaluate
-from engine.search.learned_eval import batch_logits, logit_to_eval
-from engine.search.side_by_side import static_evaluations
 
 KNIGHT_START = "nnnnnnnn/nnnnnnnn/8/8/8/8/NNNNNNNN/NNNNNNNN w - - 0 1"
 MIDDLE = "nn1nnn1n/1nn1nnnn/8/3n4/4N3/2N5/NNNN1NNN/N1NNNN1N b - - 3 6"

@@ -6,10 +6,8 @@ import chess
 import numpy as np
 import pytest
 
-from engine.core.convert import state_from_board, state_from_fen
 from engine.core.state import PLY
-from engine.search.eval_features import C_TEMPO, N_CHESS, chess_features
-from engine.search.evaluation import (
+from engine.eval.evaluate import (
     CHESS_EG,
     CHESS_MG,
     FEATURE_SCRATCH,
@@ -19,6 +17,8 @@ from engine.search.evaluation import (
     squash,
     unsquash,
 )
+from engine.eval.features import C_TEMPO, N_CHESS, chess_features
+from engine.rules.convert import state_from_board, state_from_fen
 from tests.positions import random_positions
 
 CHESS_FENS = [

@@ -4,9 +4,9 @@ Each game has its own model, kind and file:
 
 * **knight chess** (``knight.npz``, kind ``ntuple``, :class:`LearnedWeights`) — an
   **N-tuple network** on top of a linear layer over the hand-made features
-  (:mod:`engine.search.learned_eval`), described below;
+  (:mod:`engine.eval.learned_knight`), described below;
 * **chess** (``chess.npz``, kind ``mlp``, :class:`ChessNetWeights`) — a small network
-  on top of the hand-made chess features (:mod:`engine.search.learned_chess`, whose
+  on top of the hand-made chess features (:mod:`engine.eval.learned_chess`, whose
   docstring has its arrays).
 
 The knight-chess network: Every array
@@ -18,7 +18,7 @@ phase ``p`` (1 at the start, 0 at the 200-ply rule, as in the hand evaluation)::
     z = Σ_p' share(p') · ( linear[p'] · f_stm  +  Σ_t weights[p', t, config_t]
                           +  Σ_knights contact[p', side, attackers · 4 + defenders] )
 
-where ``f_stm`` are :data:`~engine.search.eval_features.KNIGHT_FEATURES` turned to the
+where ``f_stm`` are :data:`~engine.eval.features.KNIGHT_FEATURES` turned to the
 side to move's view, ``t`` runs over the tuples (a few squares each) and ``config_t``
 reads each of its squares as 0 empty, 1 a knight of the side to move, 2 an enemy
 knight, in base 3 (first square least significant); the contact table scores each
@@ -47,7 +47,7 @@ meta       str                  JSON: generations, games, gating results, second
 The chess file (``engine/data/learned/chess.npz``) has the same ``version``, ``game``
 (``"chess"``), ``kind`` (``"mlp"``), ``features`` (the chess features), ``command`` and
 ``meta``, and the network's arrays ``linear`` (2, F), ``scale`` (F,), ``hidden`` (H, F + 1),
-``bias`` (H,) and ``out`` (H,) (:mod:`engine.search.learned_chess`).
+``bias`` (H,) and ``out`` (H,) (:mod:`engine.eval.learned_chess`).
 
 ``CANOPY_LEARNED_WEIGHTS`` names another file (or several, ``os.pathsep`` between them)
 to use instead of the shipped one of the game each file is for (training runs candidate
@@ -70,8 +70,8 @@ from typing import Any
 import numpy as np
 
 from engine.errors import CanopyError
+from engine.eval.names import FEATURES
 from engine.files import read_npz, write_atomic
-from engine.search.eval_names import FEATURES
 
 FORMAT_VERSION = 1
 KIND = "ntuple"  # knight chess's model
@@ -113,7 +113,7 @@ class LearnedWeights:
 @dataclass(frozen=True)
 class ChessNetWeights:
     """Chess's learned evaluation: the hand features' linear layer plus one small hidden
-    layer (:mod:`engine.search.learned_chess` has the arithmetic)."""
+    layer (:mod:`engine.eval.learned_chess` has the arithmetic)."""
 
     game: str
     linear: np.ndarray  # (2, F): middlegame, endgame logit per feature (side to move's view)

@@ -1,7 +1,7 @@
 """Either game's learned evaluation on weights given as arrays, not baked in.
 
 The search runs the weights the engine loaded at import, baked into its kernels
-(:func:`engine.search.learned_eval.learned_knight`, :func:`engine.search.learned_chess.
+(:func:`engine.eval.learned_knight.learned_knight`, :func:`engine.eval.learned_chess.
 learned_chess`). Everything else that shows or measures a learned evaluation — the app's
 side-by-side view, the model comparison, the benchmark — takes a weights object and wants
 the same arithmetic without a recompile: these give it, one state or a batch at a time,
@@ -14,9 +14,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from engine.search.learned_chess import arrays_of, batch_net_logits, net_logit
-from engine.search.learned_eval import batch_fast_logits, derive, fast_logit
-from engine.search.learned_weights import AnyWeights, ChessNetWeights
+from engine.eval.learned_chess import arrays_of, batch_net_logits, net_logit
+from engine.eval.learned_knight import batch_fast_logits, derive, fast_logit
+from engine.eval.learned_weights import AnyWeights, ChessNetWeights
 
 
 def _arrays(w: AnyWeights) -> tuple[np.ndarray, ...]:

@@ -1,6 +1,6 @@
 """Each evaluation feature counts what it claims, and the weights give it the right sign.
 
-Feature tests pin the kernels of :mod:`engine.search.eval_features` on hand-made
+Feature tests pin the kernels of :mod:`engine.eval.features` on hand-made
 positions; the sign tests pin the shipped weights (after fitting, a passed pawn further
 up the board is still worth more, a broken pawn structure still costs, and so on).
 """
@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.core.convert import state_from_fen
-from engine.search import eval_features as ef
-from engine.search.eval_features import CHESS_FEATURES
-from engine.search.eval_weights import shipped_weights
-from engine.search.evaluation import centipawns
+from engine.eval import features as ef
+from engine.eval.evaluate import centipawns
+from engine.eval.features import CHESS_FEATURES
+from engine.eval.weights import shipped_weights
+from engine.rules.convert import state_from_fen
 
 
 def chess_vector(fen: str) -> dict[str, float]:

@@ -9,9 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.learn.chessnet import ChessModel
-from engine.learn.ntuple import Model, tuple_squares
-from engine.search.learned_weights import (
+from engine.eval.learned_weights import (
     ENV_VAR,
     FORMAT_VERSION,
     ChessNetWeights,
@@ -22,6 +20,8 @@ from engine.search.learned_weights import (
     save_weights,
     shipped_path,
 )
+from engine.learn.chessnet import ChessModel
+from engine.learn.ntuple import Model, tuple_squares
 
 
 def weights() -> LearnedWeights:

@@ -1,6 +1,6 @@
 """The evaluation's feature names and their places in the feature vector.
 
-A module of its own so the weights file's reader (:mod:`engine.search.eval_weights`)
+A module of its own so the weights file's reader (:mod:`engine.eval.weights`)
 can check a file's feature names without importing the feature kernels, which read
 their piece-square tables from that same file when they are imported.
 """

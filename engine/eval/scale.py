@@ -5,9 +5,9 @@ mobility …), and a linear score cannot say that a knight up with no pawns is a
 a rook and knight rarely beat a rook, that bishops of opposite colours hold a pawn down,
 or that a lead nobody converts before the fifty-move rule is worth nothing. An engine that
 does not know this trades its last pawns for a "won" bare piece, or shuffles a won ending
-into a fifty-move draw: in session 44's 480 games against ``alphabeta``, 31 endings
-Canopy entered a pawn or more ahead were drawn — 11 by the fifty-move rule, 7 by
-insufficient material.
+into a fifty-move draw: in 480 games of the default against ``alphabeta``
+(docs/results.md), 31 endings Canopy entered a pawn or more ahead were drawn — 11 by the
+fifty-move rule, 7 by insufficient material.
 
 The scale multiplies the score (in centipawns, before squashing) by a number in [0, 1],
 read from the side the score favours (the *strong* side):
@@ -29,7 +29,7 @@ evaluations are not scaled.
 
 It is a choice of the ``eval`` parameter (``scaled``), not the default: as the shared
 evaluation on both sides it lowered ``mcts``'s score against ``alphabeta`` by 6.2 points
-a game over 160 paired games (standard error 5.0; results.md, session 45).
+a game over 160 paired games (standard error 5.0; code 76924d3, docs/results.md).
 """
 
 from __future__ import annotations

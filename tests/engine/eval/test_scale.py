@@ -7,16 +7,16 @@ import chess
 import numpy as np
 import pytest
 
-from engine.core.convert import state_from_fen
 from engine.core.state import EVAL, SCALED_EVAL
-from engine.search.eval_scale import (
+from engine.eval.evaluate import centipawns, evaluate, squash
+from engine.eval.scale import (
     ONE_PAWN,
     OPPOSITE_BISHOPS,
     PIECES_NO_PAWNS,
     ROOK_VS_MINOR,
     chess_scale,
 )
-from engine.search.evaluation import centipawns, evaluate, squash
+from engine.rules.convert import state_from_fen
 
 
 def scaled_state(fen: str, game: str = "chess") -> np.ndarray:

@@ -4,19 +4,19 @@ Every function here scores **for the side to move**. This is the one evaluation
 every algorithm uses, so "the same evaluation" holds in every comparison.
 
 Each game also has a learned evaluation trained by self-play (knight chess: an N-tuple
-network, :mod:`engine.search.learned_eval`; chess: a small network on the hand features,
-:mod:`engine.search.learned_chess`), chosen per search by the parameter
+network, :mod:`engine.eval.learned_knight`; chess: a small network on the hand features,
+:mod:`engine.eval.learned_chess`), chosen per search by the parameter
 ``eval = hand | learned``; :func:`evaluate` reads the choice from the state itself.
 
 The hand score is linear in fitted weights over the features of
-:mod:`engine.search.eval_features` (chess: material, piece-square tables, mobility,
+:mod:`engine.eval.features` (chess: material, piece-square tables, mobility,
 king safety, pawn structure, bishop pair, rooks on open files, tempo; knight chess:
 knights, mobility, centralisation, defence and threats), tapered between a
 middlegame and an endgame weight by the phase. With ``eval = scaled`` :func:`evaluate`
 then scales a chess score by what a linear score cannot see — drawish material (a bare
 minor piece, rook against minor, bishops of opposite colours …) and the fifty-move clock
-(:mod:`engine.search.eval_scale`); not the default, as measured in session 45. The weights come from
-``engine/data/eval/weights.npz`` (:mod:`engine.search.eval_weights`), fitted by
+(:mod:`engine.eval.scale`, whose docstring has why it is not the default). The weights
+come from ``engine/data/eval/weights.npz`` (:mod:`engine.eval.weights`), fitted by
 Texel's method on Canopy's own self-play (:mod:`engine.tune.texel`); they are read
 once at import.
 
@@ -43,17 +43,17 @@ from engine.core.state import (
     SCALED_EVAL,
     TURN,
 )
-from engine.search.eval_features import (
+from engine.eval.features import (
     MAX_PHASE,
     N_CHESS,
     N_KNIGHT,
     chess_features,
     knight_features,
 )
-from engine.search.eval_scale import chess_scale
-from engine.search.eval_weights import shipped_weights
-from engine.search.learned_chess import learned_chess
-from engine.search.learned_eval import learned_knight
+from engine.eval.learned_chess import learned_chess
+from engine.eval.learned_knight import learned_knight
+from engine.eval.scale import chess_scale
+from engine.eval.weights import shipped_weights
 
 WIN = 10000.0
 PLY_PENALTY = 10.0
@@ -140,14 +140,14 @@ def evaluate(s: np.ndarray) -> float:
 def evaluate_into(s: np.ndarray, f: np.ndarray) -> float:
     """Static evaluation in [-1, 1] for the side to move; ``f`` (length
     :data:`FEATURE_SCRATCH`) is the features' scratch. The searches pass one they keep
-    (:class:`engine.search.alphabeta_core.SearchContext`): allocating a feature vector
+    (the alpha-beta search keeps it in its context): allocating a feature vector
     was about a quarter of an evaluation's cost, on every node of a quiescence search.
 
     The state's ``EVAL`` slot chooses it: the hand evaluation (``squash(centipawns)``,
     the default), the scaled hand evaluation (the centipawns first scaled by how much of
     the lead the material and the fifty-move clock let be won in chess,
-    :mod:`engine.search.eval_scale`) or the game's learned one
-    (:mod:`engine.search.learned_eval`, :mod:`engine.search.learned_chess`). A search
+    :mod:`engine.eval.scale`) or the game's learned one
+    (:mod:`engine.eval.learned_knight`, :mod:`engine.eval.learned_chess`). A search
     sets the slot on its root (:func:`with_eval`) and every state below inherits it by
     copy-make; the hand evaluation costs two comparisons more than it did alone.
     """

@@ -8,7 +8,6 @@ import chess
 import numpy as np
 import pytest
 
-from engine.core.convert import state_from_fen, state_to_fen
 from engine.core.state import (
     EVAL,
     KNIGHT,
@@ -18,15 +17,16 @@ from engine.core.state import (
     WHITE_BB,
 )
 from engine.core.tables import KNIGHT_ATTACKS
-from engine.learn.ntuple import TUPLE_SETS, Model, rows_of, tuple_squares
-from engine.search.eval_features import MAX_PHASE, N_KNIGHT, knight_features
-from engine.search.evaluation import centipawns, evaluate, squash
-from engine.search.learned_eval import (
+from engine.eval.evaluate import centipawns, evaluate, squash
+from engine.eval.features import MAX_PHASE, N_KNIGHT, knight_features
+from engine.eval.learned_knight import (
     batch_fast_logits,
     batch_logits,
     derive,
     logit_to_eval,
 )
+from engine.learn.ntuple import TUPLE_SETS, Model, rows_of, tuple_squares
+from engine.rules.convert import state_from_fen, state_to_fen
 from tests.positions import random_positions
 
 START = "nnnnnnnn/nnnnnnnn/8/8/8/8/NNNNNNNN/NNNNNNNN w - - 0 1"
@@ -129,7 +129,7 @@ def test_eval_slot_hand_runs_the_hand_evaluation_exactly() -> None:
 
 
 def test_eval_slot_learned_runs_the_chess_network_in_chess() -> None:
-    from engine.search import learned_chess
+    from engine.eval import learned_chess
 
     italian = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
     s = state_from_fen(italian, "chess")
