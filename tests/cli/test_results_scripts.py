@@ -178,6 +178,19 @@ def test_the_figure_is_a_png(records: Path, tmp_path: Path) -> None:
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_the_probe_reads_each_records_games_in_the_order_given(
+    records: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    probe = _script("probe_moves")
+    _add(records, "tried", "mcts", "alphabeta", ["1", "0"])
+    _add(records, "tried", "uct", "alphabeta", ["0", "0", "="])
+    monkeypatch.setattr(probe, "RESULTS", records)
+    games = list(probe.match_games(["2", "1"]))
+    assert [g.headers["Match"] for g in games] == ["2", "2", "2", "1", "1"]
+    with pytest.raises(SystemExit, match="no games kept for record '3'"):
+        list(probe.match_games(["3"]))
+
+
 def test_docs_results_md_holds_the_tables_its_records_give() -> None:
     """make results after every change to the records: the page never drifts from them."""
     assert _script("results_tables").main(["--check", "--no-figure"]) == 0
