@@ -149,18 +149,22 @@ def pooled_cell(rows: list[Row]) -> str:
 
 
 def versus_alphabeta(rows: list[Row]) -> str:
-    """Every match of an algorithm at its defaults against alphabeta, one a row."""
+    """Each algorithm at its defaults against alphabeta, its matches at one commit pooled."""
     chosen = [r for r in at_300(rows, "vs-alphabeta") if r["opponent"] == "alphabeta"]
-    lines = []
+    batches: dict[tuple[str, str, str], list[Row]] = {}
     for r in chosen:
-        score = score_of(r)
+        batches.setdefault((r["game"], r["engine"], r["commit"]), []).append(r)
+    lines = []
+    for (game, engine, commit), mine in batches.items():
+        score = pool(mine)
+        speeds = ", ".join(dict.fromkeys(r["alphabeta_mnps"] for r in mine if r["alphabeta_mnps"]))
         lines.append([
-            r["id"], r["date"], code(r["commit"]), r["game"], code(r["engine"]), r["games"],
-            result_text(score), pct(score), elo_text(score), r["alphabeta_mnps"] or "—",
-            r["note"],
+            mine[0]["date"], code(commit), game, code(engine), str(score.games),
+            result_text(score), pct(score), elo_text(score), speeds or "—", mine[0]["note"],
+            ids(mine),
         ])  # fmt: skip
-    header = ["record", "date", "commit", "game", "Canopy", "games", "+W =D −L", "score",
-              "Elo (95 %)", "`alphabeta` M nodes/s", "note"]  # fmt: skip
+    header = ["date", "commit", "game", "Canopy", "games", "+W =D −L", "score", "Elo (95 %)",
+              "`alphabeta` M nodes/s", "note", "records"]  # fmt: skip
     return table(header, lines)
 
 
@@ -226,7 +230,7 @@ def tried(rows: list[Row], games: Games) -> str:
             ids(mine),
         ])  # fmt: skip
     header = ["setting", "against", "date", "commit", "games", "score", "Elo (95 %)",
-              "paired with the default beside it: points a game (SE, pairs; its score)",
+              "paired with the setting beside it: points a game (SE, pairs; its score)",
               "records"]  # fmt: skip
     return table(header, lines)
 
