@@ -136,6 +136,14 @@ def test_tables_are_written_between_their_markers_and_check_finds_them_stale(
     assert tables.main([*args, "--check"]) == 0
     markdown.write_text(text.replace("62.5 %", "70.0 %"))
     assert tables.main([*args, "--check"]) == 1
+    # a match filed from the command line joins the pooled rung, and the page follows
+    summary, pgn = records.parent / "new.json", records.parent / "new.pgn"
+    summary.write_text(json.dumps(_summary("chess", "mcts", STOCKFISH.format(1750, 1750), ["="])))
+    pgn.write_text(_pgn("mcts", STOCKFISH.format(1750, 1750), ["="]))
+    added = ["--add", str(summary), "--pgn", str(pgn), "--group", "ladder", "--commit", "def5678"]
+    assert tables.main([*args, *added]) == 0
+    assert "| `mcts` | 1750 | 5 | +3 =1 −1 | 70.0 % |" in markdown.read_text()
+    assert "`abc1234`, `def5678` | 2, 3, 4 |" in markdown.read_text()
 
 
 def test_a_tried_setting_is_paired_game_by_game_with_the_default_beside_it(
