@@ -7,7 +7,7 @@ ASSETS := app/static/vendor/.built
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: setup run test test-all lint typecheck bench load-test container-check sysdeps clean
+.PHONY: setup run test test-all lint typecheck bench results load-test container-check sysdeps clean
 
 ## setup: idempotent; .venv with the project (editable), the front-end assets, and the
 ## numba kernels compiled (or found in the cache: a few seconds), so `make run` starts warm
@@ -50,6 +50,11 @@ typecheck: setup
 
 bench: setup
 	$(BIN)/canopy bench
+
+## results: rewrite docs/results.md's tables and its figure from the match records in
+## docs/results/ (scripts/results_tables.py --add files a new match there first)
+results: setup
+	$(BIN)/python scripts/results_tables.py
 
 ## load-test: 50 websocket clients with games and searches for 60 s, then 1,000 connect/disconnect
 ## cycles during searches (figures in docs/reliability.md)

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Run the tactics suite at a time limit: how many of each kind a search finds.
 
-The issue's check ("``mcts`` finds every winning capture and every mate in 1 and in 2
-of your own Stockfish-confirmed test positions at 1 s"). Each position is searched from
-scratch for ``--movetime`` ms (or ``--iterations``); the script prints each kind's
-found/total and every miss with the search's top moves, so a miss can be stepped
+The suite's check: ``mcts`` finds every winning capture and every mate in 1 and in 2 of
+Canopy's own Stockfish-confirmed test positions at 1 s (docs/tactics.md). Each position is
+searched from scratch for ``--movetime`` ms (or ``--iterations``); the script prints each
+kind's found/total and every miss with the search's top moves, so a miss can be stepped
 through. Timed, so run it on a quiet core (``nice -n 5`` at most), one search at a time::
 
     nice -n 5 .venv/bin/python scripts/check_tactics.py --algo mcts --movetime 1000

@@ -8,15 +8,16 @@
 #
 # TABLES=1 fits chess's piece-square tables entry by entry too (engine/tune/texel_tables.py).
 #
-# SHIPPED=1 runs the two stages the shipped file came from (docs/algorithms.md, session 52):
-# the default run below (session 25's fit: 1,500 games at 2,000 nodes, seed 1), then 20,000
-# games at 4,000 nodes (seed 2) played with *those* weights, fitted with the tables. The
-# second stage does not reset to the hand-set weights: its games are played with the first
-# stage's. Each stage's data file is named in the weights' `source` with its sha256
-# (stage 1 0b12439d10907036, stage 2 89e88d8843a57a2f), so a re-run can be checked against
-# the shipped file's; the 20,000 games take about half an hour on two cores.
+# SHIPPED=1 runs the two stages the shipped file came from (docs/algorithms.md, "How the
+# weights were fitted"): the default run below (the first fit, 722c61f, 2026-11-25: 1,500
+# games at 2,000 nodes, seed 1), then 20,000 games at 4,000 nodes (seed 2) played with
+# *those* weights, fitted with the tables (b970ae4, 2026-11-29). The second stage does not
+# reset to the hand-set weights: its games are played with the first stage's. Each stage's
+# data file is named in the weights' `source` with its sha256 (stage 1 0b12439d10907036,
+# stage 2 89e88d8843a57a2f), so a re-run can be checked against the shipped file's; the
+# 20,000 games take about half an hour on two cores.
 #
-#   scripts/fit_evaluation.sh                 # session 25's fit (stage 1)
+#   scripts/fit_evaluation.sh                 # the first fit (stage 1)
 #   SHIPPED=1 scripts/fit_evaluation.sh       # the shipped weights (stages 1 and 2)
 #   SEED=2 CHESS_GAMES=200 scripts/fit_evaluation.sh
 set -eu

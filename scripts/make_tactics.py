@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Make the tactics suite ``tests/data/tactics.epd`` from Canopy's own match games.
 
-Why our own games: the issue asks for test positions of our own, and the positions
-Canopy's engines actually reach (and blunder into) are the ones that matter. How,
+Why our own games: the positions Canopy's engines actually reach (and blunder into) are
+the ones that matter, and they are nobody else's test set. How,
 reproducibly (fixed seed, single-threaded Stockfish at fixed depths, hash cleared
 before every position, so the same command writes the same file):
 
-1. **Scan** — every position of every chess game in ``docs/results/pgn/chess-*.pgn.gz``
-   (knight chess is not in Stockfish), a seeded sample of ``--sample`` of them, each
+1. **Scan** — every position of every chess game of the 100 ms study
+   (``docs/results/study-100ms.pgn.gz``, whose records are in ``docs/results/matches.csv``;
+   knight chess is not in Stockfish), a seeded sample of ``--sample`` of them, each
    searched by Stockfish to ``--scan-depth`` plies (skipping a halfmove clock above 80:
    the fifty-move rule could end the game first). A position is a candidate for
    ``mate1`` / ``mate2`` when Stockfish scores ``mate 1`` / ``mate 2``, and for
@@ -31,9 +32,11 @@ before every position, so the same command writes the same file):
    besides kings and pawns; else middlegame) are taken in turn so the kinds are varied.
 
 Each EPD line holds ``bm`` (every accepted move, SAN), ``hmvc`` and ``fmvn`` (the move
-counters), ``id`` (kind-number), ``c0`` naming the game (file, game number, ply) and the
+counters), ``id`` (kind-number), ``c0`` naming the game (match, game number, ply) and the
 phase, and ``c1`` Stockfish's verdict (score for the side to move: centipawns, or
-``mate n`` = mate in n moves; the depth). Run (about 20 minutes on one core, most of it
+``mate n`` = mate in n moves; the depth). A match is named ``chess-A-vs-B`` after its
+players, and the matches are read in the order of those names (as ``NAME.pgn.gz``), so
+the same games give the same sample. Run (about 20 minutes on one core, most of it
 confirming captures)::
 
     nice -n 19 .venv/bin/python scripts/make_tactics.py --out tests/data/tactics.epd
@@ -50,13 +53,15 @@ from pathlib import Path
 
 import chess
 import chess.engine
+import chess.pgn
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engine.match.probe import read_pgn  # noqa: E402
+from scripts.match_records import RESULTS, player_name, read_records  # noqa: E402
 
-PGN_DIR = ROOT / "docs" / "results" / "pgn"
+STUDY = "study-100ms"
 STOCKFISH = "/usr/games/stockfish"
 KINDS = ("mate1", "mate2", "capture")
 PHASES = ("opening", "middlegame", "endgame")
@@ -92,11 +97,29 @@ def phase_of(board: chess.Board) -> str:
     return "opening" if board.fullmove_number < 20 and pieces >= 12 else "middlegame"
 
 
+def study_matches() -> dict[str, list[chess.pgn.Game]]:
+    """The 100 ms study's chess matches, ``chess-A-vs-B`` each, with their games in order."""
+    rows = [
+        r
+        for r in read_records(RESULTS / "matches.csv")
+        if r["group"] == STUDY and r["game"] == "chess"
+    ]
+    names = {
+        r["id"]: f"chess-{player_name(r['engine'])}-vs-{player_name(r['opponent'])}" for r in rows
+    }
+    matches: dict[str, list[chess.pgn.Game]] = {name: [] for name in names.values()}
+    for game in read_pgn(RESULTS / f"{STUDY}.pgn.gz"):
+        if game.headers.get("Match") in names:
+            matches[names[game.headers["Match"]]].append(game)
+    return matches
+
+
 def game_positions() -> Iterator[Position]:
-    """Every position (before each move) of every chess game, in file and game order."""
-    for path in sorted(PGN_DIR.glob("chess-*.pgn.gz")):
-        stem = path.name.removesuffix(".pgn.gz")
-        for number, game in enumerate(read_pgn(path), start=1):
+    """Every position (before each move) of every chess game, in match and game order."""
+    matches = study_matches()
+    # sorted as "NAME.pgn.gz" ("bfms-t2" before "bfms"): the order the suite was made in
+    for stem in sorted(matches, key=lambda name: f"{name}.pgn.gz"):
+        for number, game in enumerate(matches[stem], start=1):
             board = game.board()
             for ply, move in enumerate(game.mainline_moves()):
                 yield Position(
@@ -286,14 +309,15 @@ def main() -> int:
         engine.quit()
     command = "nice -n 19 .venv/bin/python scripts/make_tactics.py " + " ".join(sys.argv[1:])
     header = [
-        "# Canopy's tactics suite: positions from our own chess match games",
-        "# (docs/results/pgn), confirmed by Stockfish 15.1 (one thread, hash cleared per",
-        "# position). Made by scripts/make_tactics.py (see its docstring for the rules):",
+        "# Canopy's tactics suite: positions from our own chess match games (the 100 ms",
+        "# study's, docs/results/study-100ms.pgn.gz), confirmed by Stockfish 15.1 (one thread,",
+        "# hash cleared per position). Made by scripts/make_tactics.py (its docstring has the",
+        "# rules):",
         f"#   {command}",
         f"# seed {args.seed}, {len(sample)} positions scanned at depth {args.scan_depth}, "
         f"confirmed at depth {args.depth} (captures: multipv {args.multipv}, win >= "
         f"{args.min_win} cp, gap >= {args.gap} cp, next best within +-{args.balance} cp).",
-        "# bm: every accepted move (SAN); c0: file, game, ply and phase; c1: Stockfish's",
+        "# bm: every accepted move (SAN); c0: match, game, ply and phase; c1: Stockfish's",
         "# score for the side to move (cp, or mate in n moves) at the depth it reached.",
     ]
     lines = header + [

@@ -2,17 +2,17 @@
 """Probe one setting's move quality: average centipawn loss against Stockfish.
 
 Plays one move from a fresh tree in each of a fixed set of game positions (every fifth
-position between plies 16 and 100 of the PGNs given, 300 by default; with ``--reuse``
+position between plies 16 and 100 of the games given, 300 by default; with ``--reuse``
 after searching the position two plies before and keeping the tree, as in a game) and
 scores it by Stockfish at a fixed depth against Stockfish's own best move
-(``engine.match.probe``). A quicker, quieter screen than a match for what to match, and
-only a screen: it ranked ``mcts:cut=true`` best of the settings it screened, and ``cut``
-lost its paired matches (docs/results.md, code 30bf6f5; the setting has been retired
-since). Strength is quoted only from ``canopy match``. Timed, so run one probe per core
-and nothing else beside it::
+(``engine.match.probe``). The games are PGN files (``--pgn``) or matches of the records
+(``--match ID``, read from docs/results/). A quicker, quieter screen than a match for what
+to match, and only a screen: it ranked ``mcts:cut=true`` best of the settings it screened,
+and ``cut`` lost its paired matches (docs/results.md, "What was tried"). Strength is quoted
+only from ``canopy match``. Timed, so run one probe per core and nothing else beside it::
 
     .venv/bin/python scripts/probe_moves.py --algo mcts --label mcts-300 \\
-        --pgn docs/results/300ms/dev-mcts-root-depth2-seed27.pgn.gz --out /tmp/probe
+        --match 126 127 128 129 --out /tmp/probe
     .venv/bin/python scripts/probe_moves.py --algo alphabeta --label ab-300 --compare mcts-300 ...
 
 With ``--out DIR`` each run is kept as ``DIR/LABEL.json`` and Stockfish's scores in
@@ -25,12 +25,12 @@ more below its own best — the moves a match was lost on — and the run also s
 of those moves the setting plays again. Those positions were chosen by the default's
 mistakes, so a change is ranked by what it mends there, not by what it costs elsewhere:
 ``rescore_visits=8`` repeated fewest of them (172 of 318 against 201) and lost 9 points a
-game in its paired match (docs/results.md, code e412672; the setting has been retired since,
-its value fixed at 32). Probe a control set beside it
-(``--every``, the same PGNs) before matching a candidate::
+game in its paired match (docs/results.md, "What was tried"). Probe a control set beside it
+(``--every 17``, the same games) before matching a candidate; the shipped default's games
+against Stockfish's ``UCI_Elo`` 2000, seeds 21 to 26, are records 307 310 313 316 360 361::
 
-    .venv/bin/python scripts/probe_moves.py --lost mcts --min-loss 150 --out /tmp/probe \\
-        --pgn docs/results/300ms/chess-mcts-vs-stockfish-elo2000-s21-session52-tables.pgn.gz
+    .venv/bin/python scripts/probe_moves.py --lost mcts --min-loss 150 --depth 10 \\
+        --match 307 310 313 316 360 361 --out /tmp/probe
 """
 
 from __future__ import annotations
@@ -38,10 +38,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
+from itertools import chain
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+import chess.pgn  # noqa: E402
 
 from engine.match.probe import (  # noqa: E402
     ProbeResult,
@@ -53,8 +57,22 @@ from engine.match.probe import (  # noqa: E402
     read_pgn,
     score_moves,
 )
+from scripts.match_records import RESULTS, read_records  # noqa: E402
 
 STOCKFISH = "/usr/games/stockfish"
+
+
+def match_games(ids: list[str]) -> Iterator[chess.pgn.Game]:
+    """The games of these records, match by match in the order given."""
+    rows = {r["id"]: r for r in read_records(RESULTS / "matches.csv")}
+    for match in ids:
+        if not rows.get(match, {}).get("pgn"):
+            raise SystemExit(f"no games kept for record {match!r}")
+        yield from (
+            game
+            for game in read_pgn(RESULTS / rows[match]["pgn"])
+            if game.headers.get("Match") == match
+        )
 
 
 def main() -> int:
@@ -62,7 +80,8 @@ def main() -> int:
     ap.add_argument("--algo", default="mcts")
     ap.add_argument("--param", action="append", default=[], metavar="K=V")
     ap.add_argument("--movetime", type=float, default=300.0, help="ms per position (300)")
-    ap.add_argument("--pgn", action="append", required=True, type=Path, help="games to probe")
+    ap.add_argument("--pgn", action="append", default=[], type=Path, help="games to probe")
+    ap.add_argument("--match", nargs="+", default=[], metavar="ID", help="records' games")
     ap.add_argument("--positions", type=int, default=300)
     ap.add_argument("--every", type=int, default=5, help="every n-th position (without --lost)")
     ap.add_argument("--lost", metavar="NAME", help="the positions where NAME lost --min-loss cp")
@@ -84,11 +103,13 @@ def main() -> int:
             ap.error("--compare needs --out, where the runs are kept")
         if not (args.out / f"{args.compare}.json").exists():
             ap.error(f"no run {args.compare!r} in {args.out}")
+    if not args.pgn and not args.match:
+        ap.error("give the games: --pgn FILE or --match ID")
     if args.min_loss < 1:
         ap.error(f"--min-loss must be at least 1; got {args.min_loss}")
     params = dict(item.split("=", 1) for item in args.param)
     label = args.label or ":".join([args.algo, *args.param])
-    games = (game for path in args.pgn for game in read_pgn(path))
+    games = chain((game for path in args.pgn for game in read_pgn(path)), match_games(args.match))
     cache = args.out / "referee-cache.json" if args.out else None
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)

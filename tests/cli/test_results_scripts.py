@@ -1,9 +1,10 @@
-"""The scripts behind docs/results.md: tables and plot from match JSONs, and the provenance
-each result records. They turn raw results into what readers trust, so they get tests."""
+"""The scripts behind docs/results.md: the match records (a CSV row per match, a PGN archive
+per group), the tables and figure written from them, and the pairing of two matches' games.
+They turn raw matches into what readers trust, so they get tests."""
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -14,111 +15,215 @@ import pytest
 
 from engine.match.stats import MatchScore
 
-SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
+ROOT = Path(__file__).resolve().parents[2]
+MARKERS = ("glance", "vs-alphabeta", "ladder", "paper", "tried", "study-chess", "study-knight")
+STOCKFISH = "uci:/usr/games/stockfish:UCI_LimitStrength=true,UCI_Elo={},name=stockfish-elo{}"
 
 
 def _script(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    """A script of ``scripts/`` as a module (they import each other as ``scripts.NAME``)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    return importlib.import_module(f"scripts.{name}")
 
 
-def _result(game: str, a: str, b: str, w: int, d: int, lo: int) -> dict[str, Any]:
+def _summary(game: str, a: str, b: str, results: list[str], seed: int = 1) -> dict[str, Any]:
+    """What ``canopy match --json`` prints for games whose results (for ``a``) are given."""
+    w, d, lo = results.count("1"), results.count("="), results.count("0")
     score = MatchScore(w, d, lo)
-    low, high = score.elo_ci95()
     return {
         "game": game,
-        "engines": [{"name": a, "mean_ms": 105.0}, {"name": b, "mean_ms": 103.0}],
+        "engines": [
+            {"spec": a, "name": a, "mean_ms": 301.0},
+            {"spec": b, "name": b, "mean_ms": 299.0},
+        ],
+        "time_control": "300 ms/move",
         "games": w + d + lo,
         "wins": w,
         "draws": d,
         "losses": lo,
         "score": score.score,
         "elo": score.elo,
-        "elo_ci95": [low, high],
-        "elo_error": score.elo_error(),
-        "mean_plies": 80,
-        "colours": {},
-    }
+        "elo_ci95": list(score.elo_ci95()),
+        "openings": 60,
+        "seed": seed,
+    }  # fmt: skip
 
 
-def test_tables_order_ladders_by_level_and_state_whitewash_bounds(tmp_path: Path) -> None:
-    plot = _script("plot_results")
-    results = [
-        _result("knight", "alphabeta", "fairy-stockfish-skill5", 20, 0, 0),
-        _result("knight", "alphabeta", "fairy-stockfish-skill-5", 20, 0, 0),
-        _result("knight", "alphabeta", "fairy-stockfish-skill-20", 20, 0, 0),
-        _result("knight", "alphabeta", "fairy-stockfish-skill10", 8, 10, 2),
-        _result("knight", "uct", "alphabeta", 0, 0, 30),
-        _result("knight", "bfms", "alphabeta", 5, 20, 5),
-    ]
-    text = plot.markdown(results)
-    order = [text.index(f"fairy-stockfish-skill{n} ") for n in ("-20", "-5", "5", "10")]
+def _pgn(a: str, b: str, results: list[str], opening: str = "o") -> str:
+    """Games of ``a`` against ``b``, colours alternating, the n-th from opening ``o(n // 2)``."""
+    text = []
+    for n, result in enumerate(results):
+        white, black = (a, b) if n % 2 == 0 else (b, a)
+        mine = {"1": 1.0, "=": 0.5, "0": 0.0}[result]
+        points = mine if n % 2 == 0 else 1.0 - mine
+        tag = {1.0: "1-0", 0.5: "1/2-1/2", 0.0: "0-1"}[points]
+        text.append(
+            f'[Event "Canopy match"]\n[White "{white}"]\n[Black "{black}"]\n[Result "{tag}"]\n'
+            f'[Opening "{opening}{n // 2}"]\n\n1. e4 e5 {tag}\n'
+        )
+    return "\n".join(text)
+
+
+@pytest.fixture
+def records(tmp_path: Path) -> Path:
+    """An empty records directory and a markdown file with every table's markers."""
+    results = tmp_path / "results"
+    results.mkdir()
+    _script("match_records").write_records(results / "matches.csv", [])
+    lines = ["# before"]
+    for name in MARKERS:
+        lines += [f"<!-- results:{name} -->", "stale", f"<!-- /results:{name} -->"]
+    (tmp_path / "results.md").write_text("\n".join([*lines, "after", ""]))
+    return results
+
+
+def _add(
+    results: Path, group: str, a: str, b: str, games: list[str], **fields: str
+) -> dict[str, str]:
+    records = _script("match_records")
+    summary = results.parent / "m.json"
+    summary.write_text("Score of ...\n" + json.dumps(_summary("chess", a, b, games)) + "\n")
+    pgn = results.parent / "m.pgn"
+    pgn.write_text(_pgn(a, b, games))
+    base = {"group": group, "commit": "abc1234", "date": "2026-12-02"}
+    row: dict[str, str] = records.add_match(results, summary, pgn, {**base, **fields})
+    return row
+
+
+def test_an_added_match_takes_the_next_id_and_its_games_are_tagged_in_its_archive(
+    records: Path,
+) -> None:
+    match_records = _script("match_records")
+    first = _add(records, "vs-alphabeta", "mcts", "alphabeta", ["1", "=", "0", "1"])
+    second = _add(records, "vs-alphabeta", "uct", "alphabeta", ["0", "0"], note="plain UCT")
+    assert (first["id"], second["id"]) == ("1", "2")
+    rows = match_records.read_records(records / "matches.csv")
+    assert [r["id"] for r in rows] == ["1", "2"]
+    assert rows[0]["commit"] == "abc1234" and rows[0]["score"] == "0.6250"
+    assert rows[0]["pgn"] == "vs-alphabeta.pgn.gz" and rows[1]["note"] == "plain UCT"
+    games = match_records.archive_games(records, ["1", "2"])
+    assert [len(games["1"]), len(games["2"])] == [4, 2]
+    assert {g["Match"] for g in games["2"]} == {"2"}
+
+
+def test_a_match_whose_pgn_disagrees_with_its_summary_is_refused(records: Path) -> None:
+    match_records = _script("match_records")
+    summary = records.parent / "m.json"
+    summary.write_text(json.dumps(_summary("chess", "mcts", "alphabeta", ["1", "1"])))
+    pgn = records.parent / "m.pgn"
+    pgn.write_text(_pgn("mcts", "alphabeta", ["1"]))
+    with pytest.raises(SystemExit, match="1 games, the summary says 2"):
+        match_records.add_match(records, summary, pgn, {"group": "ladder"})
+    assert match_records.read_records(records / "matches.csv") == []
+
+
+def test_tables_are_written_between_their_markers_and_check_finds_them_stale(
+    records: Path,
+) -> None:
+    tables = _script("results_tables")
+    _add(records, "vs-alphabeta", "mcts", "alphabeta", ["1", "=", "0", "1"])
+    _add(records, "ladder", "mcts", STOCKFISH.format(1750, 1750), ["1", "1"])
+    _add(records, "ladder", "mcts", STOCKFISH.format(1750, 1750), ["0", "1"])
+    markdown = records.parent / "results.md"
+    args = ["--results", str(records), "--markdown", str(markdown), "--no-figure"]
+    assert tables.main([*args, "--check"]) == 1
+    assert tables.main(args) == 0
+    text = markdown.read_text()
+    assert text.startswith("# before\n") and text.endswith("after\n") and "stale" not in text
+    assert "| `mcts` | **62.5 %** of 4 " in text  # against alphabeta, pooled
+    assert "| `mcts` | 1750 | 4 | +3 =0 −1 | 75.0 % |" in text  # the rung, pooled over two
+    assert tables.main([*args, "--check"]) == 0
+    markdown.write_text(text.replace("62.5 %", "70.0 %"))
+    assert tables.main([*args, "--check"]) == 1
+    # a match filed from the command line joins the pooled rung, and the page follows
+    summary, pgn = records.parent / "new.json", records.parent / "new.pgn"
+    summary.write_text(json.dumps(_summary("chess", "mcts", STOCKFISH.format(1750, 1750), ["="])))
+    pgn.write_text(_pgn("mcts", STOCKFISH.format(1750, 1750), ["="]))
+    added = ["--add", str(summary), "--pgn", str(pgn), "--group", "ladder", "--commit", "def5678"]
+    assert tables.main([*args, *added]) == 0
+    assert "| `mcts` | 1750 | 5 | +3 =1 −1 | 70.0 % |" in markdown.read_text()
+    assert "`abc1234`, `def5678` | 2, 3, 4 |" in markdown.read_text()
+
+
+def test_a_tried_setting_is_paired_game_by_game_with_the_default_beside_it(
+    records: Path,
+) -> None:
+    tables = _script("results_tables")
+    base = _add(records, "history", "mcts", "alphabeta", ["1", "0", "=", "0"])
+    _add(
+        records, "tried", "mcts:c_puct=2", "alphabeta", ["1", "1", "0", "0"],
+        setting="c_puct=2", base=base["id"],
+    )  # fmt: skip
+    rows = _script("match_records").read_records(records / "matches.csv")
+    text = tables.tried(rows, lambda ids: tables.archive_games(records, ids))
+    # per opening and colour: 1-1, 1-0, 0-0.5, 0-0 → 0, +1, −0.5, 0; mean +0.125, SE 0.315
+    assert "| `c_puct=2` | `alphabeta` | 2026-12-02 | `abc1234` | 4 | 50.0 % |" in text
+    assert "+12.5 (SE 31.5, 4; 37.5 %) | 2 |" in text
+
+
+def test_the_study_tables_order_ladders_by_level_and_fit_ratings(records: Path) -> None:
+    tables = _script("results_tables")
+    for level in ("5", "-20", "-5"):
+        name = f"fairy-stockfish-skill{level}"
+        _add(records, "study-100ms", "alphabeta", f"uci:fairy:name={name}", ["1", "1"])
+    _add(records, "study-100ms", "uct", "alphabeta", ["0", "=", "0", "0"])
+    rows = [{**r, "game": "knight"} for r in tables.read_records(records / "matches.csv")]
+    text = tables.study(rows, "knight")
+    order = [text.index(f"fairy-stockfish-skill{n}`") for n in ("-20", "-5", "5")]
     assert order == sorted(order)
-    assert "| uct | alphabeta | 30 | +0 =0 −30 | 0.0 % | — | [−∞," in text
-    whitewash = results[4]
-    high = whitewash["elo_ci95"][1]
-    assert plot.cell_elo(whitewash, False) == f"≤ {high:+.0f}".replace("-", "−")
-    assert plot.cell_elo(whitewash, True) == f"≥ {-high:+.0f}"
-    assert plot.cell_elo(results[5], False) == f"+0 (±{results[5]['elo_error']:.0f})"
+    assert "| `uct` | `alphabeta` | 4 | +0 =1 −3 | 12.5 % |" in text
+    assert "`alphabeta` +0, `uct` −" in text
 
-    data = tmp_path / "data"
-    data.mkdir()
-    for i, r in enumerate(results):
-        (data / f"{i}.json").write_text(json.dumps(r))
-    doc = tmp_path / "results.md"
-    doc.write_text("before\n<!-- tables:begin -->\nold\n<!-- tables:end -->\nafter\n")
-    png = tmp_path / "results.png"
+
+def test_the_figure_is_a_png(records: Path, tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
-    argv = ["plot_results", "--data", str(data), "--png", str(png), "--markdown", str(doc)]
-    old_argv, sys.argv = sys.argv, argv
-    try:
-        assert plot.main() == 0
-    finally:
-        sys.argv = old_argv
-    written = doc.read_text()
-    assert written.startswith("before\n") and written.endswith("after\n")
-    assert "old" not in written and "fairy-stockfish-skill-20" in written
+    tables = _script("results_tables")
+    _add(records, "ladder", "mcts", STOCKFISH.format(1850, 1850), ["1", "0", "="])
+    _add(records, "vs-alphabeta", "mcts", "alphabeta", ["1", "="])
+    png = tmp_path / "strength.png"
+    tables.figure(tables.read_records(records / "matches.csv"), png)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_each_result_names_the_commit_it_ran_from() -> None:
-    commit = _script("run_results").source_commit()
+def test_the_probe_reads_each_records_games_in_the_order_given(
+    records: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    probe = _script("probe_moves")
+    _add(records, "tried", "mcts", "alphabeta", ["1", "0"])
+    _add(records, "tried", "uct", "alphabeta", ["0", "0", "="])
+    monkeypatch.setattr(probe, "RESULTS", records)
+    games = list(probe.match_games(["2", "1"]))
+    assert [g.headers["Match"] for g in games] == ["2", "2", "2", "1", "1"]
+    with pytest.raises(SystemExit, match="no games kept for record '3'"):
+        list(probe.match_games(["3"]))
+
+
+def test_docs_results_md_holds_the_tables_its_records_give() -> None:
+    """make results after every change to the records: the page never drifts from them."""
+    assert _script("results_tables").main(["--check", "--no-figure"]) == 0
+
+
+def test_each_match_names_the_commit_it_ran_from() -> None:
+    commit = _script("match_records").source_commit()
     assert commit == "unknown" or commit.split("+")[0].isalnum()
 
 
-def _pgn(path: Path, games: list[tuple[str, str, str]]) -> Path:
-    """A match file: (opening, candidate's colour, result) per game, candidate ``mcts``."""
-    text = []
+def _headers(games: list[tuple[str, str, str]]) -> list[dict[str, str]]:
+    """(opening, candidate's colour, result) per game, candidate ``mcts``."""
+    out = []
     for opening, colour, result in games:
         white, black = ("mcts", "alphabeta") if colour == "w" else ("alphabeta", "mcts")
-        text.append(
-            f'[White "{white}"]\n[Black "{black}"]\n[Result "{result}"]\n'
-            f'[Opening "{opening}"]\n\n1. e4 e5 {result}\n'
-        )
-    path.write_text("\n".join(text))
-    return path
+        out.append({"White": white, "Black": black, "Result": result, "Opening": opening})
+    return out
 
 
-def test_paired_games_pairs_twins_by_opening_and_colour(tmp_path: Path) -> None:
+def test_paired_games_pairs_twins_by_opening_and_colour() -> None:
     paired = _script("paired_games")
-    new = paired.candidate_scores(
-        _pgn(
-            tmp_path / "new.pgn",
-            [("o1", "w", "1-0"), ("o1", "b", "1-0"), ("o2", "w", "1/2-1/2"), ("o3", "b", "*")],
-        ),
-        "alphabeta",
-    )
-    base = paired.candidate_scores(
-        _pgn(
-            tmp_path / "base.pgn",
-            [("o1", "b", "0-1"), ("o1", "w", "0-1"), ("o2", "w", "1-0"), ("o4", "w", "1-0")],
-        ),
-        "alphabeta",
-    )
+    games = [("o1", "w", "1-0"), ("o1", "b", "1-0"), ("o2", "w", "1/2-1/2"), ("o3", "b", "*")]
+    new = paired.candidate_scores(_headers(games), "alphabeta", "new")
+    games = [("o1", "b", "0-1"), ("o1", "w", "0-1"), ("o2", "w", "1-0"), ("o4", "w", "1-0")]
+    base = paired.candidate_scores(_headers(games), "alphabeta", "base")
     assert new == {("o1", "", True): 1.0, ("o1", "", False): 0.0, ("o2", "", True): 0.5}
     row = paired.pair("s1", new, base)
     # o1 White: 1 - 0; o1 Black: 0 - 1; o2 White: 0.5 - 1; the unfinished o3 and o4 unpaired;
@@ -128,74 +233,11 @@ def test_paired_games_pairs_twins_by_opening_and_colour(tmp_path: Path) -> None:
     assert "paired 3: -16.7 points a game (SE 60.1)" in row.line()
 
 
-def test_paired_games_refuses_a_file_with_one_opening_twice_in_one_colour(
-    tmp_path: Path,
-) -> None:
+def test_paired_games_refuses_one_opening_twice_in_one_colour_or_an_unknown_opponent() -> None:
     paired = _script("paired_games")
-    path = _pgn(tmp_path / "twice.pgn", [("o1", "w", "1-0"), ("o1", "w", "0-1")])
     with pytest.raises(SystemExit, match="o1"):
-        paired.candidate_scores(path, "alphabeta")
-
-
-def test_ladder_commands_replay_a_row_with_todays_spelling_when_it_changed() -> None:
-    _script("plot_results")  # ladder_table imports it by name
-    ladder = _script("ladder_table")
-    data = _result("chess", "mcts:c_root=1", "alphabeta", 1, 0, 0)
-    data["engines"] = [{"spec": "mcts:c_root=1"}, {"spec": "alphabeta"}]
-    data["seed"] = 41
-    assert "--engine mcts:c_root=1 --engine alphabeta --games 1" in ladder.command(data)
-    data["rerun"] = ["mcts:c_root=1,eval=scaled", "alphabeta:eval=scaled"]
-    assert (
-        "--engine mcts:c_root=1,eval=scaled --engine alphabeta:eval=scaled --games 1 "
-        "--movetime 300 --concurrency 1 --seed 41"
-    ) in ladder.command(data)
-
-
-_AGAINST_STOCKFISH = """[White "mcts"]
-[Black "stockfish-elo2000"]
-[Result "0-1"]
-
-1. f3 {+0.10/6 0.3s} e5 {+1.60/14 0.3s} 2. g4 {-0.40/6 0.3s} Qh4# {+M1/3 0.3s} 0-1
-
-[White "stockfish-elo2000"]
-[Black "mcts:movetime=600"]
-[Result "1/2-1/2"]
-
-1. e4 {+0.20/14 0.3s} e5 {-0.10/6 0.3s} 2. Nf3 {-1.70/14 0.3s} Nc6 {+1.20/6 0.3s} 1/2-1/2
-
-[White "mcts"]
-[Black "alphabeta"]
-[Result "1-0"]
-
-1. e4 {+0.30/6 0.3s} e5 {+2.00/6 0.3s} 1-0
-"""
-
-
-def test_decided_phase_reads_the_named_opponents_scores(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """``--opponent stockfish`` reads Stockfish's move comments (its own point of view), and
-    Canopy is the other player whatever its spelling; the default still reads `alphabeta`'s.
-    Why: the Stockfish ladder's losses are placed by Stockfish's judgement (session 60)."""
-    monkeypatch.syspath_prepend(str(SCRIPTS))  # decided_phase imports its sibling
-    phase = _script("decided_phase")
-    path = tmp_path / "chess-mcts-vs-stockfish.pgn"
-    path.write_text(_AGAINST_STOCKFISH)
-    played = list(phase.games([path]))
-    assert [phase.plays(g, "stockfish") for g in played] == [True, True, False]
-    assert [phase.plays(g, "alphabeta") for g in played] == [False, False, True]
-    # Stockfish's 1...e5 {+1.60} is its lead beyond 1.5, held to the end (the mate's comment
-    # is not a centipawn score): decided in the opening; the draw's last score (-1.70 after
-    # 2. Nf3, Stockfish's own view) is beyond the margin too, on Canopy's side.
-    assert phase.decided(played[0], 1.5, "stockfish") == ("loss", "open")
-    assert phase.decided(played[1], 1.5, "stockfish") == ("draw", "open")
-    assert phase.canopy_outcome(played[1], "stockfish") == (False, "draw")
-    # Entering a "14-piece endgame" is the first move: Stockfish's first score there.
-    assert phase.entry(played[0], 14, "stockfish")[:2] == ("loss", 1.6)
-    assert phase.entry(played[1], 14, "stockfish")[:2] == ("draw", 0.2)
-    phase.print_entries([path], 14, 1.0, 0.3, "stockfish")
-    table = capsys.readouterr().out
-    assert "stockfish ahead            1     0     0     1" in table
-    assert "level                      1     0     1     0" in table
-    phase.print_entries([path], 14, 1.0, 0.3)  # alphabeta's one game: its +2.00 after 1...e5
-    assert "alphabeta ahead            1     1     0     0" in capsys.readouterr().out
+        paired.candidate_scores(
+            _headers([("o1", "w", "1-0"), ("o1", "w", "0-1")]), "alphabeta", "x"
+        )
+    with pytest.raises(SystemExit, match="not exactly one of the players"):
+        paired.candidate_scores(_headers([("o1", "w", "1-0")]), "stockfish", "x")

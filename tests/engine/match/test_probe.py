@@ -230,7 +230,8 @@ def test_probe_script_reports_and_compares_two_runs(tmp_path: Path) -> None:
     pgn = tmp_path / "games.pgn"
     pgn.write_text(str(ruy_lopez()) + "\n")
     base = [sys.executable, str(ROOT / "scripts" / "probe_moves.py"), "--pgn", str(pgn)]
-    base += ["--positions", "2", "--movetime", "30", "--depth", "6", "--out", str(tmp_path)]
+    # 200 ms: on a busy machine a 30 ms search could end before its first iteration
+    base += ["--positions", "2", "--movetime", "200", "--depth", "6", "--out", str(tmp_path)]
     first = subprocess.run([*base, "--label", "one"], capture_output=True, text=True, check=True)
     assert "one: 2 positions, average loss" in first.stdout
     second = subprocess.run(
