@@ -69,6 +69,9 @@ GLYPHS: dict[str, str] = {"blunder": "??", "mistake": "?", "inaccuracy": "?!"}
 MARKS: tuple[str, ...] = tuple(name for name, _ in reversed(THRESHOLDS))
 #: The smallest loss that marks a move: from here on a ply's loss is checked (module doc).
 FIRST_MARK = min(at for _, at in THRESHOLDS)
+#: Iterations every search makes, whatever its think time: a think time of a few
+#: milliseconds, or a machine too busy to give it one, would leave a position unscored.
+MIN_ITERATIONS = 64
 
 
 def mark_for(loss: float | None) -> str | None:
@@ -210,9 +213,9 @@ class Analyser:
             return None
         controller = self._controller_for(moves)
         info = controller.search(**self.settings.limits())
-        if info.bestmove is None:  # a budget too small for one finished iteration: do one
-            controller.step()
-            info = controller.info()
+        short = MIN_ITERATIONS - info.iterations
+        if short > 0 and info.stop_reason == "time" and not self._closed:
+            info = controller.search(iterations=short)  # the same tree, a few more iterations
         return summarize(info, played=played)
 
     def stop(self) -> None:

@@ -16,6 +16,7 @@ import pytest
 from engine.errors import CanopyError
 from engine.play import EngineSettings, GameSession
 from engine.play.analysis import (
+    MIN_ITERATIONS,
     THRESHOLDS,
     AnalysisSettings,
     Check,
@@ -268,3 +269,12 @@ def test_an_unknown_algorithm_is_refused_before_any_search() -> None:
     read = read_pgn(QUEEN_HANG)
     with pytest.raises(CanopyError):
         next(analyse(read.game, read.start_fen, read.moves, AnalysisSettings(algorithm="zz")))
+
+
+def test_every_position_gets_a_value_however_short_the_think_time() -> None:
+    read = read_pgn(QUEEN_HANG)
+    settings = AnalysisSettings(algorithm="mcts", movetime_ms=1)
+    for result in analyse(read.game, read.start_fen, read.moves, settings):
+        assert result.search is not None and result.search.iterations >= MIN_ITERATIONS
+        assert result.search.bestmove is not None
+        assert result.search.white_score(result.search.bestmove) is not None
