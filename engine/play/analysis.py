@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 import chess
 
 from engine.play.pgnread import PgnGame
+from engine.play.review import review_ply
 from engine.play.session import EngineSettings, GameSession, color_name
 from engine.rules.games import Game, get_game, outcome
 from engine.search.registry import DEFAULT_ALGORITHM
@@ -323,17 +324,15 @@ def analysis_plies(
     final: SearchSummary | None,
     done: int,
     checks: Mapping[int, Check] | None = None,
-    first: int = 1,
 ) -> list[dict[str, Any]]:
-    """Plies ``first``, ``first + 1``, … in the shape of a game review (``engine.play.review``):
-    each with ``eval`` (White's expected score after it), ``loss``, ``mark`` (None or one of
-    :data:`MARKS`), ``best`` (the search's best move, UCI) and ``best_san``. ``checks`` are
-    the :class:`Check` of the plies that have one, by ply (1: the first)."""
+    """Every ply in the shape of a game review (``engine.play.review``), each with ``eval``
+    (White's expected score after it), ``loss``, ``mark`` (None or one of :data:`MARKS`),
+    ``best`` (the search's best move, UCI) and ``best_san``. ``checks`` are the
+    :class:`Check` of the plies that have one, by ply (1: the first)."""
     checks = checks or {}
     values = position_values(session, final, done)
     out: list[dict[str, Any]] = []
-    for index in range(max(0, first - 1), len(session.history)):
-        m = session.history[index]
+    for index, m in enumerate(session.history):
         search = m.search
         best = search.bestmove if search is not None else None
         row = search.move(best) if search is not None and best is not None else None
@@ -347,15 +346,7 @@ def analysis_plies(
             loss = _loss(values[index], after, m.color)
         out.append(
             {
-                "ply": index + 1,
-                "uci": m.uci,
-                "san": m.san,
-                "by": m.by,
-                "color": m.color,
-                "fen": m.fen,
-                "check": m.check,
-                "search": search.to_dict() if search is not None else None,
-                "eval": after,
+                **review_ply(index + 1, m, after),
                 "loss": loss,
                 "mark": mark_for(loss),
                 "best": best,
