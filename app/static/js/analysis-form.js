@@ -73,13 +73,11 @@ async function submit(event) {
   event.preventDefault();
   $("analysis-error").hidden = true;
   let engine;
-  $("engine-details").open = true; // a field refused shows its message beside it
   try {
     engine = fields.read();
   } catch {
     return; // read() shows the message beside the field
   }
-  if (matchMedia("(max-width: 800px)").matches) $("engine-details").open = false;
   const { text } = firstGames($("pgn-text").value);
   if (!text.trim()) {
     showError("Paste a game (or choose a PGN file) first.");
@@ -103,7 +101,6 @@ async function submit(event) {
     const data = await res.json().catch(() => ({}));
     if (!res.ok) {
       const error = data.error || { message: data.message || `the server refused (${res.status})` };
-      $("engine-details").open = true;
       if (!fields.showError(error.message)) showError(error.message, error.line || null);
       return;
     }
@@ -115,13 +112,6 @@ async function submit(event) {
   }
 }
 
-/** The folded engine settings say what they hold: "Engine: mcts · 1000 ms a position". */
-function summarise() {
-  const algorithm = $("analysis-fields-algorithm").value;
-  const ms = $("analysis-fields-movetime").value;
-  setText($("engine-summary"), `Engine: ${algorithm || "…"} · ${ms} ms a position`);
-}
-
 $("pgn-file").addEventListener("change", async (event) => {
   const file = event.target.files[0];
   if (!file) return;
@@ -129,8 +119,4 @@ $("pgn-file").addEventListener("change", async (event) => {
   $("analysis-error").hidden = true;
 });
 $("analysis-form").addEventListener("submit", submit);
-$("analysis-fields").addEventListener("input", summarise);
-$("analysis-fields").addEventListener("change", summarise);
-// On a phone the parameters are folded under their summary: the PGN comes first.
-if (matchMedia("(max-width: 800px)").matches) $("engine-details").open = false;
-loadAlgorithms().then(summarise);
+loadAlgorithms();
