@@ -21,9 +21,11 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.analyses import AnalysisService
 from app.limits import WindowLimiter
 from app.logs import background_context
 from app.middleware import HardeningMiddleware
+from app.routes import analyses as analysis_routes
 from app.routes import api, inside, learning, pages, room, ws
 from app.service import GameService
 from app.settings import Settings
@@ -62,6 +64,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         log.info("game store: %s", db.describe())
         service = GameService(settings, db=db)
         app.state.service = service
+        analyses = await asyncio.to_thread(AnalysisService, service)
+        app.state.analyses = analyses
         app.state.warm = not settings.warmup
         loop = asyncio.get_running_loop()
 
@@ -81,12 +85,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
             app.state.warmup = start_warmup(on_ready)
         janitor = asyncio.create_task(_janitor(service, settings.janitor_s))
+        await analyses.resume()
         try:
             yield
         finally:
             janitor.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await janitor
+            await analyses.close()
             await _stop_searches(service, "shutdown")
             await service.close()
             log.info("shut down cleanly: searches stopped, database closed")
@@ -104,6 +110,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     app.include_router(pages.router)
     app.include_router(api.router)
+    app.include_router(analysis_routes.router)
     app.include_router(inside.router)
     app.include_router(learning.router)
     app.include_router(room.router)

@@ -660,3 +660,16 @@ class Evaluations(BaseModel):
     message: str | None  # why not, when it did not
     position: EvalPairOut
     moves: list[MoveEvals]
+
+
+# ---------------------------------------------------------------- analyses
+
+
+class AnalysisRequest(_Strict):
+    """Body of ``POST /api/analyses``: a game as PGN (or a FEN line, then moves) and how to
+    search each of its positions (ranges: ``GET /api/analyses``'s ``limits``)."""
+
+    pgn: str = Field(min_length=1, max_length=1_000_000)
+    algorithm: str | None = Field(None, min_length=1, max_length=40)
+    params: dict[str, Any] | None = None
+    movetime_ms: int | None = Field(None, ge=1)

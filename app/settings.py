@@ -43,6 +43,15 @@ class Settings(BaseSettings):
     max_iterations: Annotated[int, Field(ge=1)] = 50_000_000
     analysis_ms: Annotated[int, Field(ge=1)] = 600_000  # an analysis stops by itself after
 
+    # Analysing a game played elsewhere (POST /api/analyses): at most ``max_analyses`` at
+    # once (each takes a search slot one position at a time, so live games queue behind
+    # one position's search at most), games of up to ``analysis_max_plies`` plies, and a
+    # think time per position (default, and the most a request may ask for).
+    max_analyses: Annotated[int, Field(ge=1)] = 2
+    analysis_max_plies: Annotated[int, Field(ge=1, le=2000)] = 300
+    analysis_movetime_ms: Annotated[int, Field(ge=1)] = 1000
+    analysis_max_movetime_ms: Annotated[int, Field(ge=1)] = 10_000
+
     # Streaming: stats frames per second per client, the frame limit (larger client
     # frames close the socket with 1009), and the tree nodes sent in each stats frame.
     stats_hz: Annotated[float, Field(ge=0.1, le=60)] = 10.0
@@ -93,6 +102,12 @@ class Settings(BaseSettings):
             raise ValueError(
                 f"think_ms={self.think_ms} must lie in min_think_ms..max_think_ms "
                 f"({self.min_think_ms}..{self.max_think_ms})"
+            )
+        if not self.min_think_ms <= self.analysis_movetime_ms <= self.analysis_max_movetime_ms:
+            raise ValueError(
+                f"analysis_movetime_ms={self.analysis_movetime_ms} must lie in "
+                f"min_think_ms..analysis_max_movetime_ms "
+                f"({self.min_think_ms}..{self.analysis_max_movetime_ms})"
             )
         if self.iterations > self.max_iterations:
             raise ValueError(f"iterations={self.iterations} exceeds max_iterations")

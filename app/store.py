@@ -277,7 +277,10 @@ class SqlStore:
         name: str | None,
         session: Mapping[str, Any],
         outcome: tuple[str | None, str | None] = (None, None),
+        also: Callable[[Any], None] | None = None,
     ) -> None:
+        """Insert the game and its moves; ``also(conn)`` writes more in the same transaction
+        (an analysis's own row: both are stored or neither)."""
         now = utcnow()
         with self.engine.begin() as conn:
             conn.execute(
@@ -291,6 +294,8 @@ class SqlStore:
                 )
             )
             _insert_moves(conn, gid, session["history"], 0, now)
+            if also is not None:
+                also(conn)
 
     def save(
         self,

@@ -86,6 +86,8 @@ async def _game_page(
     context = _context(
         service, game_id if found else None, missing=None if found else game_id, view=view
     )
+    # An analysis of a game played elsewhere opens in the same view, with its marks.
+    context["analysis"] = found and await request.app.state.analyses.is_analysis(game_id)
     return templates.TemplateResponse(
         request, "index.html", context, status_code=200 if found else 404
     )
@@ -99,6 +101,7 @@ def _context(
         "missing": (missing or "")[:80],
         "stats_hz": service.settings.stats_hz,
         "view": view,
+        "analysis": False,
     }
 
 

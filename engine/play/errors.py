@@ -25,3 +25,19 @@ class InvalidSettingError(CanopyError):
     """An engine setting (side, budget, threads) that is unknown or out of range."""
 
     code = "bad_params"
+
+
+class PgnError(CanopyError):
+    """A PGN (or FEN and moves) that cannot be read; ``line`` is where the problem is."""
+
+    code = "bad_pgn"
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(f"line {line}: {message}" if line is not None else message)
+        self.line = line
+
+
+class TooManyPliesError(CanopyError):
+    """A game longer than the analysis accepts."""
+
+    code = "too_many_plies"

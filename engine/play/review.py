@@ -27,20 +27,23 @@ def review_plies(session: GameSession, first: int = 1) -> list[dict[str, Any]]:
     for index in range(max(0, first - 1), len(history)):
         m = history[index]
         following = history[index + 1] if index + 1 < len(history) else None
-        out.append(
-            {
-                "ply": index + 1,
-                "uci": m.uci,
-                "san": m.san,
-                "by": m.by,
-                "color": m.color,
-                "fen": m.fen,
-                "check": m.check,
-                "search": m.search.to_dict() if m.search is not None else None,
-                "eval": ply_eval(m, following),
-            }
-        )
+        out.append(review_ply(index + 1, m, ply_eval(m, following)))
     return out
+
+
+def review_ply(ply: int, move: PlayedMove, score: float | None) -> dict[str, Any]:
+    """One ply of a review, JSON-ready: the move, the search kept with it, and ``eval``."""
+    return {
+        "ply": ply,
+        "uci": move.uci,
+        "san": move.san,
+        "by": move.by,
+        "color": move.color,
+        "fen": move.fen,
+        "check": move.check,
+        "search": move.search.to_dict() if move.search is not None else None,
+        "eval": score,
+    }
 
 
 def ply_eval(move: PlayedMove, following: PlayedMove | None) -> float | None:

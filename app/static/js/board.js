@@ -158,7 +158,7 @@ export function createBoard(el, promoEl, { getState, onMove }) {
     if (!shown || !shown.stats || (shown.kind !== "live" && shown.kind !== "stored")) return [];
     const byShare = capabilities(s, shown.stats.algorithm).mcts;
     const shapes = engineShapes(shown.stats, { byShare });
-    if (shown.kind === "stored") {
+    if (shown.kind === "stored" && !s.review.analysis) { // an analysis: the better move, not its line
       const taken = new Set(shapes.map((sh) => sh.orig + sh.dest)); // one arrow per pair of squares
       shapes.push(...pvShapes(shown.stats.pv.slice(1), { max: 3 }).filter((sh) => !taken.has(sh.orig + sh.dest)));
     }

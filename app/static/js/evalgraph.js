@@ -1,15 +1,23 @@
 // The evaluation graph under the move list: White's expected score after every ply
 // (the engine's own numbers, kept with the moves — see review.js), engine moves
 // marked, big swings (a drop of SWING or more for the side that moved) marked in
-// red and listed as buttons, the ply on the board as a vertical line. Clicking
+// red and listed as buttons (in an analysed game: its inaccuracies, mistakes and
+// blunders, each in its colour), the ply on the board as a vertical line. Clicking
 // the graph (or a swing) goes to that ply. Drawn with uPlot, like the charts.
 
 import uPlot from "/static/vendor/uplot.js";
 import { h, setText } from "./dom.js";
 import { sideName, viewedPly } from "./state.js";
-import { SWING, evalSeries, moveName, swings } from "./review.js";
+import { GLYPHS, SWING, evalSeries, moveName, swings } from "./review.js";
 
 const HEIGHT = 150;
+/** The rings on the graph: big swings in a game, each mark in an analysed game. */
+const RINGS = {
+  swing: { mark: "swing", label: "big swing", stroke: "#be123c", fill: "rgba(190, 18, 60, 0.25)" },
+  inaccuracy: { mark: "inaccuracy", label: "inaccuracy", stroke: "#ca8a04", fill: "rgba(202, 138, 4, 0.25)" },
+  mistake: { mark: "mistake", label: "mistake", stroke: "#ea580c", fill: "rgba(234, 88, 12, 0.25)" },
+  blunder: { mark: "blunder", label: "blunder", stroke: "#be123c", fill: "rgba(190, 18, 60, 0.3)" },
+};
 
 export function createEvalGraph(root, { onNavigate }) {
   const plotBox = h("div", { class: "evalgraph-plot" });
@@ -50,7 +58,7 @@ export function createEvalGraph(root, { onNavigate }) {
     ctx.restore();
   }
 
-  function build(data, whiteName) {
+  function build(data, whiteName, rings) {
     if (plot) plot.destroy();
     const value = (u, v) => (v === null || v === undefined ? "–" : v.toFixed(2));
     plot = new uPlot(
@@ -65,7 +73,7 @@ export function createEvalGraph(root, { onNavigate }) {
           { label: "ply" },
           { label: `${possessive(whiteName)} expected score`, stroke: "#1d4ed8", width: 2, spanGaps: true, value, points: { show: false } },
           { label: "engine move", stroke: "#15803d", fill: "#15803d", paths: () => null, points: { show: true, size: 6, fill: "#15803d" }, value },
-          { label: "big swing", stroke: "#be123c", paths: () => null, points: { show: true, size: 11, width: 2.5, fill: "rgba(190, 18, 60, 0.25)" }, value },
+          ...rings.map((r) => ({ label: r.label, stroke: r.stroke, paths: () => null, points: { show: true, size: 11, width: 2.5, fill: r.fill }, value })),
         ],
         cursor: { drag: { x: false, y: false }, points: { show: false } },
         legend: { show: false },
@@ -96,23 +104,37 @@ export function createEvalGraph(root, { onNavigate }) {
       xs = ys.map((_, i) => i);
       const engine = ys.map((y, i) => (i > 0 && plies[i - 1].by === "engine" && plies[i - 1].search ? y : null));
       const big = swings(s);
-      const marked = new Set(big.map((b) => b.ply));
-      const swingYs = ys.map((y, i) => (marked.has(i) ? y : null));
-      build([xs, ys, engine, swingYs], whiteName);
+      const analysed = s.review.analysis;
+      const rings = (analysed ? ["inaccuracy", "mistake", "blunder"] : ["swing"]).map((mark) => RINGS[mark]);
+      const ringYs = rings.map((r) => {
+        const marked = new Set(big.filter((b) => b.mark === r.mark).map((b) => b.ply));
+        return ys.map((y, i) => (marked.has(i) ? y : null));
+      });
+      build([xs, ys, engine, ...ringYs], whiteName, rings);
       const scored = ys.filter((y) => y !== null).length;
+      const scale = `${possessive(whiteName)} expected score after each ply (1: ${whiteName} ${whiteName.endsWith("s") ? "win" : "wins"}, 0.5: even)`;
       setText(
         caption,
-        scored
-          ? `${possessive(whiteName)} expected score after each ply (1: ${whiteName} ${whiteName.endsWith("s") ? "win" : "wins"}, 0.5: even), by the engine's own searches; green dots are engine moves, red rings drops of ${SWING} or more for the side that moved.`
-          : "No engine search has scored a position of this game yet.",
+        !scored
+          ? analysed
+            ? "No position of this game has been analysed yet."
+            : "No engine search has scored a position of this game yet."
+          : analysed
+            ? `${scale}, by Canopy's analysis; rings mark inaccuracies (?!, yellow), mistakes (?, orange) and blunders (??, red).`
+            : `${scale}, by the engine's own searches; green dots are engine moves, red rings drops of ${SWING} or more for the side that moved.`,
       );
       swingList.replaceChildren(
-        ...(big.length ? [h("span", {}, "Big swings: ")] : []),
+        ...(big.length ? [h("span", {}, analysed ? "Marked: " : "Big swings: ")] : []),
         ...big.map((b) =>
           h(
             "button",
-            { type: "button", class: "swing", dataset: { ply: String(b.ply) }, title: `Expected score dropped by ${b.drop.toFixed(2)} for the side that moved` },
-            `${moveName(game, b.ply, b.san)} −${b.drop.toFixed(2)}`,
+            {
+              type: "button",
+              class: analysed ? `swing mark-${b.mark}` : "swing",
+              dataset: { ply: String(b.ply) },
+              title: `${analysed ? `${b.mark}: ` : ""}expected score dropped by ${b.drop.toFixed(2)} for the side that moved`,
+            },
+            `${moveName(game, b.ply, b.san)}${GLYPHS[b.mark] || ""} −${b.drop.toFixed(2)}`,
           ),
         ),
       );

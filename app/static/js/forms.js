@@ -7,7 +7,9 @@
 // thinks, as presets ("Watch it think": long enough to see the tree grow; "Play"). Every
 // other setting — the budget in milliseconds or iterations, threads, the random seed and
 // each of the algorithm's parameters with its description — sits under "Advanced", built
-// from the algorithm's own parameter list, with a reset to the defaults.
+// from the algorithm's own parameter list, with a reset to the defaults. With
+// `movetimeOnly` (analysing a game: one think time per position) the think time is a
+// plain field on top and Advanced holds only the algorithm's parameters.
 //
 // A value out of range is named beside its field, in the server's words ("parameter 'c'
 // must be between 0 and 10; got 99"), not only in the browser's pop-up bubble, which a
@@ -24,7 +26,7 @@ export const PACES = [
 
 let uid = 0;
 
-export function createEngineFields(container, { limits, label = "Algorithm", advancedExtra = [] }) {
+export function createEngineFields(container, { limits, label = "Algorithm", advancedExtra = [], movetimeOnly = false }) {
   let algorithms = [];
   let current = null; // the chosen algorithm's description
   const id = (name) => `${container.id}-${name}`;
@@ -108,29 +110,34 @@ export function createEngineFields(container, { limits, label = "Algorithm", adv
 
   // ---------------------------------------------------------------- advanced
   const reset = h("button", { type: "button", class: "reset-defaults", id: id("reset"), title: "Every parameter of this algorithm, the threads and the random seed back to their defaults (the think time stays)" }, "Reset to defaults");
+  const budget = movetimeOnly
+    ? []
+    : [
+        h(
+          "fieldset",
+          { class: "budget" },
+          h("legend", {}, "Budget per move"),
+          h("label", { class: "inline" }, budgetTime, " think time (ms)"),
+          movetime,
+          errorFor(movetime, { dataset: { span: "row" } }),
+          h("label", { class: "inline" }, budgetIter, " iterations"),
+          iterations,
+          errorFor(iterations, { dataset: { span: "row" } }),
+        ),
+        h(
+          "div",
+          { class: "pair" },
+          h("label", { class: "field", for: id("threads") }, "Threads", threads, errorFor(threads), h("span", { class: "hint" }, "root parallelism: one tree per thread, merged at the root")),
+          h("label", { class: "field", for: id("seed") }, "Random seed", seed, errorFor(seed), h("span", { class: "hint" }, "the same seed repeats the same search")),
+        ),
+      ];
   const advanced = h(
     "details",
     { class: "advanced", id: id("advanced") },
     h("summary", {}, "Advanced: every parameter"),
     algoDesc,
     ...advancedExtra,
-    h(
-      "fieldset",
-      { class: "budget" },
-      h("legend", {}, "Budget per move"),
-      h("label", { class: "inline" }, budgetTime, " think time (ms)"),
-      movetime,
-      errorFor(movetime, { dataset: { span: "row" } }),
-      h("label", { class: "inline" }, budgetIter, " iterations"),
-      iterations,
-      errorFor(iterations, { dataset: { span: "row" } }),
-    ),
-    h(
-      "div",
-      { class: "pair" },
-      h("label", { class: "field", for: id("threads") }, "Threads", threads, errorFor(threads), h("span", { class: "hint" }, "root parallelism: one tree per thread, merged at the root")),
-      h("label", { class: "field", for: id("seed") }, "Random seed", seed, errorFor(seed), h("span", { class: "hint" }, "the same seed repeats the same search")),
-    ),
+    ...budget,
     paramsBox,
     h("div", { class: "row-actions advanced-actions" }, reset),
   );
@@ -138,7 +145,7 @@ export function createEngineFields(container, { limits, label = "Algorithm", adv
   container.replaceChildren(
     h("label", { class: "field", for: id("algorithm") }, label, algoSelect),
     algoSummary,
-    paceBox,
+    movetimeOnly ? h("label", { class: "field", for: id("movetime") }, "Think time per position (ms)", movetime, errorFor(movetime)) : paceBox,
     advanced,
   );
 

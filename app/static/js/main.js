@@ -2,6 +2,7 @@
 // websocket, applies frames to the single state object and redraws at most
 // once per animation frame.
 
+import { analysisPlayer, analysisStatus, createAnalysis } from "./analysis.js";
 import { createBoard } from "./board.js";
 import { createControls } from "./controls.js";
 import { $, formatCount, formatMs, h, setText, toast } from "./dom.js";
@@ -51,6 +52,8 @@ let settingsFields = null;
 let newFields = null;
 let positionsFetched = null;
 let warmup = null; // GET /api/warmup while the engine's kernels compile (null: ready)
+// A game analysed from a PGN: its plies come from GET /api/analyses/{id} (analysis.js).
+const analysis = body.dataset.analysis === "1" ? createAnalysis({ id: s.gameId, getState: () => s, onChange: () => scheduleRender() }) : null;
 
 // ------------------------------------------------------------------ rendering
 
@@ -127,6 +130,7 @@ function render() {
   inside.render(s);
   moveList.render(s);
   evalGraph.render(s);
+  analysis?.render(s);
   controls.render(s);
   renderHeader();
   renderPlayers();
@@ -160,9 +164,9 @@ function renderHeader() {
   const role = $("role");
   role.hidden = !game;
   if (game) {
-    setText(role, game.role === "player" ? "Player" : "Spectator (read-only)");
+    setText(role, analysis ? "Analysis (read-only)" : game.role === "player" ? "Player" : "Spectator (read-only)");
     role.dataset.role = game.role;
-    setText($("game-title"), `${game.title} · ${humanLabel(game)}`);
+    setText($("game-title"), `${game.title} · ${analysis && game.name ? game.name : humanLabel(game)}`);
     document.title = `Canopy — ${game.title}${game.result ? ` (${game.result})` : ""}`;
   }
   body.classList.toggle("knight-chess", !!game && game.game === "knight");
@@ -211,7 +215,7 @@ function renderPlayers() {
     el.dataset.color = color;
     el.querySelector(".swatch").dataset.color = color;
     setText(el.querySelector(".name"), sideLongName(game.game, color));
-    setText(el.querySelector(".who"), playerLabel(s, color));
+    setText(el.querySelector(".who"), (analysis && analysisPlayer(s, color)) || playerLabel(s, color));
     const toMove = !game.result && game.turn === color;
     el.classList.toggle("to-move", toMove);
     const clock = el.querySelector(".clock");
@@ -227,7 +231,9 @@ function renderStatus() {
   let text = "";
   let kind = "info";
   let fraction = null;
-  if (warmup && !(game && (game.result || compiledFor(game)))) {
+  const analysing = analysisStatus(s);
+  if (analysing) ({ text, kind, fraction } = analysing);
+  else if (warmup && !(game && (game.result || compiledFor(game)))) {
     const part = warmup.total ? `${warmup.done}/${warmup.total}, ${warmup.label}` : warmup.label;
     text = `Warming up the engine… (${part}) — searches start when it is ready.`;
     kind = "queued";
@@ -305,7 +311,8 @@ function onFrame(frame) {
         const last = frame.history[frame.history.length - 1];
         s.lastStats = { stats: held, ply: frame.ply, by: last.by };
       }
-      review.sync();
+      if (analysis) analysis.sync();
+      else review.sync();
       inside.onState(frame);
       if (firstForGame) onFirstState();
       if (!settingsDirty) fillSettings();

@@ -1,11 +1,12 @@
 // The move list in SAN, two plies per numbered row; click a move to see that
 // position on the board (browsing never changes the game) and the search kept
 // with it (review.js). Engine moves show their visits and Q on hover; moves
-// after which the mover's expected score fell by SWING or more are marked.
+// after which the mover's expected score fell by SWING or more are marked, and in
+// an analysed game the moves it marked get their glyph (?! ? ??).
 
 import { $, h, setText } from "./dom.js";
 import { plies } from "./notation.js";
-import { reviewPly, swings } from "./review.js";
+import { GLYPHS, reviewPly, swings } from "./review.js";
 import { resultText, viewedPly } from "./state.js";
 
 export function createMoveList({ onNavigate }) {
@@ -47,7 +48,7 @@ export function createMoveList({ onNavigate }) {
   }
 
   function rebuild(s, game) {
-    const swung = new Map(swings(s).map((b) => [b.ply, b.drop]));
+    const swung = new Map(swings(s).map((b) => [b.ply, b]));
     const startBlack = game.start_fen.split(" ")[1] === "b";
     const startMove = Number(game.start_fen.split(" ")[5] || 1);
     const items = [];
@@ -75,14 +76,24 @@ export function createMoveList({ onNavigate }) {
             ? "human"
             : "engine";
       const kept = reviewPly(s, ply);
-      const drop = swung.get(ply);
-      const classes = [`move by-${m.by}`, kept && kept.search ? "kept" : "", drop !== undefined ? "swing" : ""];
-      const notes = [title, kept && kept.search ? "click to see its search" : "", drop !== undefined ? `expected score −${drop.toFixed(2)} for the mover` : ""];
+      const swing = swung.get(ply);
+      const glyph = swing ? GLYPHS[swing.mark] || "" : "";
+      const markClass = swing ? (glyph ? `mark mark-${swing.mark}` : "swing") : "";
+      const classes = [`move by-${m.by}`, kept && kept.search ? "kept" : "", markClass];
+      const better = glyph && kept && kept.best_san ? `best was ${kept.best_san}` : "";
+      const what = swing ? `${glyph ? `${swing.mark}: ` : ""}expected score −${swing.drop.toFixed(2)} for the mover` : "";
+      const notes = [glyph ? "" : title, kept && kept.search ? "click to see its search" : "", what, better];
       row.append(
         h(
           "button",
-          { type: "button", class: classes.filter(Boolean).join(" "), dataset: { ply: String(ply) }, title: notes.filter(Boolean).join(" · ") },
+          {
+            type: "button",
+            class: classes.filter(Boolean).join(" "),
+            dataset: { ply: String(ply), ...(glyph ? { mark: swing.mark } : {}) },
+            title: notes.filter(Boolean).join(" · "),
+          },
           m.san,
+          ...(glyph ? [h("span", { class: "glyph", "aria-label": swing.mark }, glyph)] : []),
         ),
       );
     });

@@ -11,9 +11,12 @@ import { formatMs } from "./dom.js";
 
 /** Expected-score drop (for the side that moved) that marks a ply as a big swing. */
 export const SWING = 0.2;
+/** How the move list writes an analysis's marks (thresholds: engine/play/analysis.py). */
+export const GLYPHS = { inaccuracy: "?!", mistake: "?", blunder: "??" };
 
 export function createReviewState() {
-  return { id: null, plies: [], version: 0 };
+  // `analysis`: the plies are an analysis's (GET /api/analyses/{id}, analysis.js), each marked.
+  return { id: null, plies: [], version: 0, analysis: false };
 }
 
 /** Keeps `s.review` in step with the game: drops plies an undo removed, fetches new ones. */
@@ -97,12 +100,14 @@ export function shortTime(ms) {
   return formatMs(ms);
 }
 
-/** "Canopy's search for 5…Nc6 (mcts · 1 s · 12,345 iterations)". */
+/** "Canopy's search for 5…Nc6 (mcts · 1 s · 12,345 iterations)"; an analysed game's
+ * ply (it has a `mark`, see analysis.js): "Canopy's analysis before 5…Nc6 (…)". */
 export function searchLabel(game, ply) {
   const search = ply.search;
-  const what = ply.by === "engine" ? "for" : "as the player chose";
+  const analysed = ply.mark !== undefined;
+  const what = analysed ? "analysis before" : ply.by === "engine" ? "search for" : "search as the player chose";
   const iterations = `${search.iterations.toLocaleString("en-US")} ${search.iterations === 1 ? "iteration" : "iterations"}`;
-  return `Canopy's search ${what} ${moveName(game, ply.ply, ply.san)} (${search.algorithm} · ${shortTime(search.ms)} · ${iterations})`;
+  return `Canopy's ${what} ${moveName(game, ply.ply, ply.san)} (${search.algorithm} · ${shortTime(search.ms)} · ${iterations})`;
 }
 
 /** A stored search in the shape of a `stats` frame, so the table and the arrows read it as they read a live one. */
@@ -157,11 +162,15 @@ export function reviewPly(s, ply) {
 export function shownSearch(s) {
   const game = s.game;
   if (!game) return null;
-  if (s.view.ply !== null) {
-    const ply = s.view.ply;
+  // An analysed game has nothing live: its last ply shows its search like any other.
+  if (s.view.ply !== null || (s.review.analysis && game.ply > 0)) {
+    const ply = s.view.ply === null ? game.ply : s.view.ply;
     if (ply === 0) return { kind: "none", stats: null, label: "The start position: no move has been played yet." };
     const entry = reviewPly(s, ply);
     if (!entry) return { kind: "none", stats: null, label: "Loading what the engine thought…" };
+    if (!entry.search && s.review.analysis) {
+      return { kind: "none", stats: null, label: `The position before ${moveName(game, ply, entry.san)} has not been analysed yet.` };
+    }
     if (!entry.search) {
       const who = entry.by === "engine" ? "the engine's" : "a player's";
       return { kind: "none", stats: null, label: `No search was kept with ${moveName(game, ply, entry.san)} (${who} move).` };
@@ -188,16 +197,21 @@ export function evalSeries(s) {
   return [null, ...plies.map((p) => (p.eval === null || p.eval === undefined ? null : p.eval))];
 }
 
-/** Plies where the side that moved lost at least SWING of expected score (a blunder). */
+/** Plies where the side that moved lost at least SWING of expected score (a blunder); in
+ * an analysed game, the plies it marked (`mark`: inaccuracy, mistake or blunder). */
 export function swings(s) {
   const plies = s.review ? s.review.plies : [];
   const out = [];
+  if (s.review && s.review.analysis) {
+    for (const p of plies) if (p && p.mark) out.push({ ply: p.ply, drop: p.loss, san: p.san, by: p.by, mark: p.mark });
+    return out;
+  }
   for (let i = 1; i < plies.length; i += 1) {
     const before = plies[i - 1].eval;
     const after = plies[i].eval;
     if (before === null || before === undefined || after === null || after === undefined) continue;
     const drop = plies[i].color === "white" ? before - after : after - before;
-    if (drop >= SWING) out.push({ ply: plies[i].ply, drop, san: plies[i].san, by: plies[i].by });
+    if (drop >= SWING) out.push({ ply: plies[i].ply, drop, san: plies[i].san, by: plies[i].by, mark: "swing" });
   }
   return out;
 }
