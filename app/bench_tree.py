@@ -88,8 +88,8 @@ def measure_frame(
     *, iterations: int = 30_000, nodes: int = TREE_NODES, repeat: int = 15
 ) -> FrameReport:
     """Build and encode a ``nodes``-node stats frame from a real search tree."""
+    from engine.explain.export import top_tree
     from engine.search.controller import SearchController
-    from engine.search.inspect import top_tree
     from engine.search.snapshot import SanCache
 
     ctl = SearchController("chess", algorithm="uct", seed=1, tree_size=nodes)

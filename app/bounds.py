@@ -45,8 +45,9 @@ def check_threads(
 
 
 def describe_algorithms(game: str) -> list[dict[str, Any]]:
-    """Each algorithm with its parameters and their ranges for ``game`` (GET /api/algorithms)."""
-    from engine.search.registry import describe_algorithms as describe
+    """Each algorithm with its parameters and their ranges for ``game`` (GET /api/algorithms),
+    with the capabilities its explainer adds (the names its views give its parts)."""
+    from engine.explain.explainers import describe
 
     return describe(game)
 

@@ -39,6 +39,7 @@ from app.store import StorageError
 from app.streaming import dumps, encode_step
 from app.subscriptions import sync_tree_size
 from engine.errors import CanopyError, GameOverError
+from engine.explain.step import step_trace
 
 log = logging.getLogger("canopy.app")
 
@@ -155,7 +156,7 @@ async def step(game: LiveGame) -> None:
     await game.cancel()
     started = time.perf_counter()
     ctl = await game.ensure_controller()
-    trace = await asyncio.to_thread(ctl.step)
+    trace = await asyncio.to_thread(step_trace, ctl)
     info = await asyncio.to_thread(ctl.info)
     seconds = time.perf_counter() - started
     if seconds > SLOW_STEP_S:

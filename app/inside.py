@@ -3,9 +3,10 @@
 The live tree view draws the stats frames' ``tree``; a click on a node asks
 for more than a frame carries (the node's position, eval, its own PV deeper
 than the drawn part, every child's selection formula), and the exports hand
-the same numbers to scripts. All of it is *read* by :mod:`engine.search.inspect`
-through the algorithm's own hooks, so the app computes nothing the engine would
-not: it only turns what it gets into JSON, holds the game's lock and answers.
+the same numbers to scripts. All of it is *read* by :mod:`engine.explain` (the
+node card, the tree export, the step view) through the algorithm's and its
+explainer's hooks, so the app computes nothing the engine would not: it only
+turns what it gets into JSON, holds the game's lock and answers.
 
 Points of view, as everywhere: ``q``/``value``/``eval`` of a node are for the
 side that made the move into it; ``q_white`` is the same expected score for
@@ -21,15 +22,15 @@ from typing import TYPE_CHECKING, Any
 import chess
 
 from app.streaming import num, tree_row
-from engine.search.inspect import (
+from engine.explain.export import export_nodes
+from engine.explain.nodes import (
     NODE_CHILDREN,
     NODE_PV,
     NoTreeError,
     UnknownNodeError,
-    export_nodes,
     node_details,
-    san_line,
 )
+from engine.explain.words import san_line
 
 if TYPE_CHECKING:
     from engine.search.controller import SearchController
@@ -101,7 +102,7 @@ def export_tree(
         return {**base, "tree_nodes": 0, "exported": 0, "root_visits": 0, "nodes": []}
     rows = [
         {
-            **tree_row(n.info, 5),
+            **tree_row(n, 5),
             "eval": _finite(n.eval),
             "value_sum": _finite(n.value_sum, 6),
             "proof": n.proof,
@@ -141,7 +142,8 @@ def step_positions(
 
 
 def log_entry(payload: Mapping[str, Any]) -> dict[str, Any]:
-    """A step trace as the step log keeps it: JSON-safe (no infinities), rounded, timed."""
+    """A step trace as the step log keeps it: JSON-safe (no infinities), rounded, timed;
+    its numbers only (the words of the step view, ``prose``, are the page's)."""
 
     def clean(obj: Any) -> Any:
         if isinstance(obj, float):
@@ -152,6 +154,6 @@ def log_entry(payload: Mapping[str, Any]) -> dict[str, Any]:
             return [clean(v) for v in obj]
         return obj
 
-    entry: dict[str, Any] = clean(payload)
+    entry: dict[str, Any] = clean({k: v for k, v in payload.items() if k != "prose"})
     entry["at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     return entry

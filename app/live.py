@@ -36,9 +36,9 @@ from app.store import ConflictError, SqlStore, StorageError, token_hash
 from app.streaming import Snapshot, dumps
 from app.subscriptions import sync_tree_size, tree_size_wanted
 from engine.errors import CanopyError
+from engine.explain.summary import SearchSummary, summarize
 from engine.play import EngineNote, GameSession
 from engine.search.info import SearchInfo
-from engine.search.summary import SearchSummary, summarize
 
 if TYPE_CHECKING:  # the numba core loads on the first search, not at import
     from collections.abc import Callable

@@ -1,6 +1,6 @@
 """An algorithm race in a live game: two searches of the game's position, side by side.
 
-The engine's :class:`engine.search.race.Race` runs both configurations at
+The engine's :class:`engine.explain.race.Race` runs both configurations at
 once in rounds (equal iterations or equal wall time per round) and pairs
 their snapshots; this module is the app's thin wrapper around it. A
 :class:`RaceRunner` belongs to one live game (``app.live``), which hands it
@@ -40,8 +40,8 @@ from engine.errors import CanopyError, GameOverError, InvalidParameterError
 from engine.play import GameSession
 
 if TYPE_CHECKING:
+    from engine.explain.race import Contender, Race, RaceInfo
     from engine.search.info import MoveStats, SearchInfo
-    from engine.search.race import Contender, Race, RaceInfo
 
 log = logging.getLogger("canopy.race")
 
@@ -110,7 +110,7 @@ class RaceRunner:
     # ---------------------------------------------------------------- requests
     def plan(self, frame: RaceFrame, session: GameSession) -> RacePlan:
         """Validate a ``start`` request against the game and the server's limits."""
-        from engine.search.race import Contender
+        from engine.explain.race import Contender
 
         settings = self.settings
         if session.is_over:
@@ -138,7 +138,7 @@ class RaceRunner:
 
         The caller has stopped the previous race and the game's own search.
         """
-        from engine.search.race import Race
+        from engine.explain.race import Race
 
         pool = self.pool
         # The slot is taken before the race is built (an await): a game that asks for a

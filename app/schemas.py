@@ -411,6 +411,9 @@ class StepFrame(BaseModel):
     path: list[str] = []  # the selection path from the root (UCI)
     leaf_fen: str | None = None  # where the simulation started
     end_fen: str | None = None  # where a playout ended
+    # What the step view says about each phase: blocks of text (engine/explain/prose.py
+    # describes them), or null for a phase whose words the page writes itself.
+    prose: dict[str, list[dict[str, Any]] | None] | None = None
 
 
 class NodeSelection(BaseModel):

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
@@ -22,6 +21,7 @@ from typing import Any
 
 import chess
 
+from engine.explain.words import rounded, rounded_all
 from engine.search.info import MoveStats, SearchInfo
 
 #: At most this many plies of each root move's PV are sent (the table shows fewer).
@@ -59,14 +59,9 @@ def dumps(obj: Any) -> str:
     return json.dumps(obj, separators=(",", ":"), allow_nan=False)
 
 
-def num(x: float | None, digits: int = 4) -> float | None:
-    """JSON-safe rounded float: NaN and infinities (an unvisited child's UCB) become null."""
-    if x is None:
-        return None
-    x = float(x)
-    if not math.isfinite(x):
-        return None
-    return round(x, digits)
+#: A number as frames carry it: rounded as shown, NaN and infinities (an unvisited
+#: child's UCB) as null.
+num = rounded
 
 
 class Snapshot:
@@ -278,16 +273,6 @@ def _jsonable(extra: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _rounded(obj: Any) -> Any:
-    if isinstance(obj, float):
-        return num(obj)
-    if isinstance(obj, dict):
-        return {k: _rounded(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_rounded(v) for v in obj]
-    return obj
-
-
 def encode_step(trace: Mapping[str, Any], max_bytes: int) -> str:
     """A ``step`` frame under ``max_bytes``: rounded numbers, then fewer siblings per level.
 
@@ -296,7 +281,7 @@ def encode_step(trace: Mapping[str, Any], max_bytes: int) -> str:
     and the best-scoring siblings are kept and the rest counted.
     """
     limit = max_bytes - FRAME_MARGIN
-    payload = {"type": "step", **_rounded(dict(trace))}
+    payload = {"type": "step", **rounded_all(dict(trace))}
     text = dumps(payload)
     for keep in (24, 12, 6, 2, 0):
         if len(text.encode()) <= limit:

@@ -22,8 +22,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from engine.explain.tactics import KINDS, Tactic, found, load_tactics, search_fresh  # noqa: E402
 from engine.search.info import SearchInfo  # noqa: E402
-from engine.search.tactics import KINDS, Tactic, found, load_tactics, search_fresh  # noqa: E402
 
 SUITE = ROOT / "tests" / "data" / "tactics.epd"
 

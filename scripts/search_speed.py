@@ -27,8 +27,8 @@ import time
 from pathlib import Path
 
 from canopy.cli import UsageError, parse_params
+from engine.explain.tactics import load_tactics
 from engine.search.controller import SearchController
-from engine.search.tactics import load_tactics
 
 SUITE = Path(__file__).resolve().parent.parent / "tests" / "data" / "tactics.epd"
 OPENINGS = (

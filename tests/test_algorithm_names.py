@@ -1,7 +1,7 @@
 """No code outside an algorithm's own module and the registry compares an algorithm's name.
 
-What the views need to know about an algorithm comes from its ``Algorithm`` class
-(hooks and the capabilities ``/api/algorithms`` sends); a check like
+What the views need to know about an algorithm comes from its ``Algorithm`` class and
+its explainer (hooks and the capabilities ``/api/algorithms`` sends); a check like
 ``name == "bfms"`` or ``algorithm === "alphabeta"`` elsewhere is a place a new
 algorithm would have to be added by hand. This test greps the Python and the
 front end for such comparisons.

@@ -1,4 +1,6 @@
-"""No import cycle inside ``app/`` or inside ``engine/``: modules import only downward.
+"""No import cycle inside ``app/`` or inside ``engine/``: modules import only downward, and
+so do packages (``engine.search`` searches, ``engine.explain`` explains it: the one reads the
+other, never the other way round).
 
 Every import counts: at the top of a module, inside a function (a lazy import
 still makes the two modules depend on each other), and under
@@ -8,7 +10,9 @@ knows the other's type while the other knows it back). Imports are read with
 
 ``from package import name`` is an edge to ``package.name`` when that is a
 module, else to ``package``; an import of a package's submodule is an edge to
-that submodule only (not to the parents whose ``__init__`` also runs).
+that submodule only (not to the parents whose ``__init__`` also runs). A package's
+modules import another package when any of them imports any of its modules; a module
+directly under the top package (``engine.bench``) counts as a package of its own.
 """
 
 from __future__ import annotations
@@ -68,7 +72,25 @@ def _imports(module: str, path: Path, known: dict[str, Path]) -> Iterator[str]:
 def cycles(package: str, root: Path = REPO) -> list[frozenset[str]]:
     """The strongly connected groups of two or more modules in ``package``'s import graph."""
     known = _modules(package, root)
-    graph = {m: set(_imports(m, p, known)) - {m} for m, p in known.items()}
+    return _strongly_connected({m: set(_imports(m, p, known)) - {m} for m, p in known.items()})
+
+
+def _subpackage(module: str) -> str:
+    """``engine.search`` for ``engine.search.parts.pv``; ``engine`` for ``engine`` itself."""
+    return ".".join(module.split(".")[:2])
+
+
+def package_cycles(package: str, root: Path = REPO) -> list[frozenset[str]]:
+    """The strongly connected groups of two or more of ``package``'s subpackages."""
+    known = _modules(package, root)
+    graph: dict[str, set[str]] = {}
+    for module, path in known.items():
+        unit = _subpackage(module)
+        graph.setdefault(unit, set()).update(_subpackage(t) for t in _imports(module, path, known))
+    return _strongly_connected({unit: targets - {unit} for unit, targets in graph.items()})
+
+
+def _strongly_connected(graph: dict[str, set[str]]) -> list[frozenset[str]]:
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -108,6 +130,24 @@ def test_no_module_imports_one_that_imports_it_back(package: str) -> None:
     assert new == [], f"import cycles in {package}/: {new}"
 
 
+@pytest.mark.parametrize("package", ["app", "engine"])
+def test_no_package_imports_one_that_imports_it_back(package: str) -> None:
+    found = [sorted(c) for c in package_cycles(package)]
+    assert found == [], f"package cycles in {package}/: {found}"
+
+
+def test_the_search_never_imports_its_explanation() -> None:
+    known = _modules("engine", REPO)
+    wrong = sorted(
+        (module, target)
+        for module, path in known.items()
+        if _subpackage(module) == "engine.search"
+        for target in _imports(module, path, known)
+        if _subpackage(target) == "engine.explain"
+    )
+    assert wrong == [], f"engine.search imports engine.explain: {wrong}"
+
+
 def test_the_cycle_finder_sees_lazy_and_type_checking_imports(tmp_path: Path) -> None:
     """The checker itself: a cycle made only of a lazy and a TYPE_CHECKING import is found."""
     pkg = tmp_path / "pkg"
@@ -119,3 +159,18 @@ def test_the_cycle_finder_sees_lazy_and_type_checking_imports(tmp_path: Path) ->
     )
     (pkg / "c.py").write_text("from . import a\n")  # relative, and not part of the cycle
     assert cycles("pkg", tmp_path) == [frozenset({"pkg.a", "pkg.b"})]
+
+
+def test_the_package_cycle_finder_sees_a_cycle_no_module_cycle_makes(tmp_path: Path) -> None:
+    """Two packages that import each other through different modules: no module imports
+    one that imports it back, yet the packages depend on each other."""
+    for folder in ("pkg", "pkg/a", "pkg/b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "__init__.py").write_text("")
+    (tmp_path / "pkg/a/x.py").write_text("from pkg.b import y\n")
+    (tmp_path / "pkg/b/y.py").write_text("")
+    (tmp_path / "pkg/b/z.py").write_text("import pkg.a.w\n")
+    (tmp_path / "pkg/a/w.py").write_text("")
+    (tmp_path / "pkg/c.py").write_text("from pkg.a import x\n")  # a package of its own
+    assert cycles("pkg", tmp_path) == []
+    assert package_cycles("pkg", tmp_path) == [frozenset({"pkg.a", "pkg.b"})]

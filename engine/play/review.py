@@ -1,6 +1,6 @@
 """A played game ply by ply with what the engine thought: the data of a game review.
 
-Each ply carries the search kept with it (see :mod:`engine.search.summary`)
+Each ply carries the search kept with it (see :mod:`engine.explain.summary`)
 and ``eval``: the engine's score of the position *after* the ply, as White's
 expected score in [0, 1] (1 a White win, ½ a draw, 0 a Black win). It comes
 from a stored search, never from a new one:

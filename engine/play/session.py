@@ -18,10 +18,10 @@ import chess
 import chess.pgn
 
 from engine.errors import GameOverError, IllegalMoveError
+from engine.explain.summary import SearchSummary
 from engine.play.errors import InvalidSettingError, NothingToUndoError, NotYourTurnError
 from engine.rules.games import Game, get_game, outcome
 from engine.search.registry import ALGORITHMS, DEFAULT_ALGORITHM
-from engine.search.summary import SearchSummary
 
 Side = Literal["white", "black"]
 #: Who the human plays: one side, ``none`` (engine against engine) or ``both``

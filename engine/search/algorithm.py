@@ -1,10 +1,11 @@
 """What every search algorithm provides, and the per-thread worker that runs MCTS kernels.
 
-An :class:`Algorithm` is a registered, stateless description: its parameters,
-how to read its tree's numbers (Q, the selection score, eval), its final
-choice, and everything the views around the search need to know about it (the
-step trace, the node card, the tree export, the race view, UCI). Those views
-ask the class; none of them compares an algorithm's name (a test greps for
+An :class:`Algorithm` is a registered, stateless description of a search: its
+parameters, what it can do (capabilities), how to run its kernel, how to read
+its tree's numbers (Q, the selection score, eval, proofs) and its final choice.
+How a search reads to people (the step view's words and tables, the node
+card) is its explainer's, in ``engine.explain``, which reads this class and is
+never read by it. No caller compares an algorithm's name (a test greps for
 that), so a new algorithm plugs in by filling in the hooks below. A
 :class:`Worker` owns one tree (one per root-parallel thread), its RNG and
 scratch arrays, and calls the algorithm's numba batch kernel.
@@ -97,37 +98,29 @@ class Algorithm:
     Hooks, all class-level (every value is for the side to move at the node's parent,
     the side that chooses the move into the node, unless it says otherwise):
 
-    Capabilities (``describe`` sends them to the front end, which branches on them):
-
-    * ``mcts``: root parallelism applies (``threads`` > 1); the search counts iterations.
-    * ``tree``: it keeps an array tree (node card, tree view, export, step walk); False
-      for ``alphabeta``, which keeps root moves only.
-    * ``keeps_proofs``: it proves values beyond terminal nodes (``ChildStats.proof``
-      may be set on inner nodes). Terminal children are reported as proven by all.
-    * ``stepping``: what one step is, ``"iteration"`` or ``"depth"`` (of deepening).
-    * ``value_kind``: how a move's value reads — ``"q"`` (an average of rewards in
-      [0, 1], UCI reads ``MoveStats.q``) or ``"eval"`` (a backed-up evaluation in
-      [-1, 1] or a mate score, UCI reads ``MoveStats.eval``).
-    * ``selection_rule`` / ``formula`` / ``exploit_label`` / ``score_label`` /
-      ``selection_params``: the selection rule's name in step frames (``"ucb1"``,
-      ``"bfms"``), its formula as text, the names of its exploitation term and its
-      score in tables, and the parameters the formula uses.
-    * ``simulation``: the kind of the step trace's simulation phase (``"playout"``,
-      ``"minimax"``, ``"evaluation"``, ``"alphabeta"``, or by default ``"leaf"``: the
-      leaf's score and reward as the kernel recorded them); ``backup_rule``: its
-      back-propagation rows, ``"average"`` (rewards averaged, flipped at each ply) or
-      ``"negamax"`` (each value overwritten by −max of the children).
-    * ``unvisited_first``: a note when the tree policy tries unvisited children in
-      random order before any formula (``uct-minimax``), else None.
-    * ``race_partner``: the algorithm the race view sets against this one by default.
-
-    Methods: :meth:`q` / :meth:`q_array` (a value read as an expected score),
-    :meth:`display_eval`, :meth:`selection_terms` (backed by the numba selection
-    function itself) and :meth:`selection_score`, :meth:`child_proof`,
-    :meth:`final_key` / :meth:`final_rank`, :meth:`pv_key`, :meth:`node_scoring` (the
-    node card's account of how a node was scored), :meth:`expansion_note`,
-    :meth:`selection_row`, :meth:`simulation_trace`, :meth:`backup_trace`, and for UCI
-    :meth:`decides_by_visits`, :meth:`uci_depth` and :meth:`uci_nodes`.
+    * what it is: ``name``, ``title``, ``summary``, ``description`` (the menus' words
+      about the algorithm itself) and ``params``, with :meth:`validate` and
+      :meth:`describe`;
+    * capabilities (:meth:`capabilities`; the front end branches on them): ``mcts``
+      (root parallelism applies, the search counts iterations), ``tree`` (it keeps an
+      array tree: node card, tree view, export, step walk; False for ``alphabeta``, which
+      keeps root moves only), ``keeps_proofs`` (it proves values beyond terminal nodes:
+      ``ChildStats.proof`` may be set on inner nodes; terminal children are reported as
+      proven by all), ``stepping`` (what one step is, ``"iteration"`` or ``"depth"`` of
+      deepening), ``value_kind`` (``"q"``: an average of rewards in [0, 1], UCI reads
+      ``MoveStats.q``; ``"eval"``: a backed-up evaluation in [-1, 1] or a mate score,
+      UCI reads ``MoveStats.eval``), and for the controller ``plays_on_full``,
+      ``free_per_iteration`` and the PV rule (``pv_rule``, ``pv_needs_visits``);
+    * running: :meth:`kernel_params`, :meth:`node_params`, :meth:`make_worker`,
+      :meth:`run_kernel`;
+    * reading the tree: :meth:`q` / :meth:`q_array` (a value read as an expected
+      score), :meth:`display_eval`, :meth:`root_prior`, :meth:`selection_terms` (backed
+      by the numba selection function itself) with :meth:`selectable` and
+      :meth:`selection_score`, :meth:`child_proof`, :meth:`pv_key`;
+    * the final choice: :meth:`final_rank` / :meth:`final_key` / :meth:`final_order`;
+    * UCI: :meth:`decides_by_visits`, :meth:`uci_depth`, :meth:`uci_nodes`;
+    * and :meth:`selection_row`, the step view's generic row of a sibling, which the
+      explainers (``engine.explain``) read from here while ``mcts``'s own row extends it.
     """
 
     name: ClassVar[str]
@@ -151,17 +144,6 @@ class Algorithm:
     keeps_proofs: ClassVar[bool] = False
     stepping: ClassVar[Literal["iteration", "depth"]] = "iteration"
     value_kind: ClassVar[Literal["q", "eval"]] = "q"
-    selection_rule: ClassVar[str] = "ucb1"
-    formula: ClassVar[str] = "W/N + c·sqrt(2 ln N_parent / N)"
-    exploit_label: ClassVar[str] = "W/N"
-    score_label: ClassVar[str] = "UCB1"
-    selection_params: ClassVar[tuple[str, ...]] = ()
-    simulation: ClassVar[str] = "leaf"
-    backup_rule: ClassVar[Literal["average", "negamax"]] = "average"
-    unvisited_first: ClassVar[str | None] = None
-    #: The algorithm the race view sets against this one by default (None: the next one
-    #: in the registry); a contrast worth watching, e.g. averaging against negamax.
-    race_partner: ClassVar[str | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Give every evaluating algorithm the shared ``eval`` parameter, last, once."""
@@ -184,12 +166,12 @@ class Algorithm:
             "mcts": cls.mcts,
             "params": [spec.describe(game) for spec in cls.params],
             "capabilities": cls.capabilities(),
-            "race_partner": cls.race_partner,
         }
 
     @classmethod
     def capabilities(cls) -> dict[str, Any]:
-        """What the front end branches on instead of the algorithm's name."""
+        """What the front end branches on instead of the algorithm's name (its explainer
+        adds the names of the parts its views show)."""
         return {
             "mcts": cls.mcts,
             "tree": cls.tree,
@@ -197,12 +179,6 @@ class Algorithm:
             "proofs": cls.keeps_proofs,
             "stepping": cls.stepping,
             "value_kind": cls.value_kind,
-            "selection_rule": cls.selection_rule,
-            "formula": cls.formula,
-            "exploit_label": cls.exploit_label,
-            "score_label": cls.score_label,
-            "simulation": cls.simulation,
-            "backup_rule": cls.backup_rule,
         }
 
     # ------------------------------------------------------------ reading the tree
@@ -224,14 +200,6 @@ class Algorithm:
     def root_prior(child: ChildStats) -> float | None:
         """The prior a root move's selection multiplies its exploration by, for the root
         table (None: the algorithm has no priors, and the table shows no such column)."""
-        return None
-
-    @classmethod
-    def node_scoring(cls, worker: Worker, node: int) -> dict[str, Any] | None:
-        """How ``node`` of ``worker``'s tree and its children were scored, for the node
-        card (JSON-ready): the node's own leaf score, the depths of the searches, whether
-        the leaf table holds it. None: the algorithm has nothing to add to the card's
-        N, Q and eval (a playout's reward is not a score the node keeps)."""
         return None
 
     @classmethod
@@ -257,7 +225,10 @@ class Algorithm:
     @classmethod
     def selection_row(cls, child: ChildStats, terms: SelectionTerms) -> dict[str, Any]:
         """A sibling's numbers in a step trace's selection table (beside node, move,
-        san and visits): ``value_sum``, ``q``, ``explore``, ``score`` (None = infinite)."""
+        san and visits): ``value_sum``, ``q``, ``explore``, ``score`` (None = infinite).
+
+        The explainers' (``engine.explain``) generic row: it stays here while ``mcts``'s
+        own row, which extends it, is written in its algorithm module."""
         score = terms.score if math.isfinite(terms.score) else None
         return {
             "value_sum": child.value_sum,
@@ -265,13 +236,6 @@ class Algorithm:
             "explore": terms.explore,
             "score": score,
         }
-
-    @classmethod
-    def as_before(cls, stats: ChildStats, flags: int) -> ChildStats:
-        """``stats`` (visits and values already as before a step) with whatever else the
-        algorithm reads from the node's flags set back to ``flags``, its flags before the
-        step — so the step view compares what the kernel compared."""
-        return stats
 
     @classmethod
     def child_proof(cls, child: ChildStats) -> tuple[int, int | None]:
@@ -314,28 +278,6 @@ class Algorithm:
         """Which child the principal variation follows: the one maximising this
         (the rule :data:`pv_rule` names, scored by the numba walk's own function)."""
         return float(pv_score(tree.arrays, node, cls.pv_rule))
-
-    # ------------------------------------------------------------ step trace
-    @classmethod
-    def expansion_note(cls, new_count: int) -> str:
-        """The note of a selection level whose chosen child this iteration created."""
-        if new_count > 1:
-            return "all children created, one chosen at random"
-        return "a random untried move is added"
-
-    # ``view`` is an :class:`engine.search.trace.StepView` (typed ``Any`` here: this module
-    # is below trace.py, which imports it). None: trace.py's builder for the kind named by
-    # ``simulation`` / ``backup_rule``, which covers every algorithm so far.
-    @classmethod
-    def simulation_trace(cls, view: Any) -> dict[str, Any] | None:
-        """The step trace's simulation phase from a leaf that is not terminal (the
-        terminal case is the same for every algorithm), or None for the default."""
-        return None
-
-    @classmethod
-    def backup_trace(cls, view: Any) -> list[dict[str, Any]] | None:
-        """The step trace's back-propagation rows, leaf first, or None for the default."""
-        return None
 
     # ------------------------------------------------------------ UCI
     @classmethod

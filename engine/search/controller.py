@@ -42,9 +42,9 @@ from engine.search.algorithm import SearchWorker, Worker
 from engine.search.codes import DONE, EXHAUSTED, FULL, ROOT_TERMINAL, SOLVED, STOPPED
 from engine.search.compiled import ensure_compiled
 from engine.search.info import SearchInfo
+from engine.search.record import StepRecord, record_step
 from engine.search.registry import DEFAULT_ALGORITHM, get_algorithm, validate_threads
 from engine.search.snapshot import SanCache, build_info
-from engine.search.trace import StepTrace, build_trace
 
 InfoCallback = Callable[[SearchInfo], None]
 MAX_NODE_BUDGET = 50_000_000
@@ -252,8 +252,9 @@ class SearchController:
             runner.join(timeout)
         return self.info()
 
-    def step(self) -> StepTrace:
-        """Exactly one iteration (on the threads' trees in turn), with its trace."""
+    def step(self) -> StepRecord:
+        """Exactly one iteration (on the threads' trees in turn; alphabeta: one more
+        depth), with what it did recorded (``engine.explain.step`` explains it)."""
         with self._lock:
             self._halt()
             self._check_not_over()
@@ -261,15 +262,15 @@ class SearchController:
             self._step_thread += 1
             worker = self.workers[thread]
             self._stop[0] = 0
-            trace = build_trace(
+            record = record_step(
                 self.algorithm, self.params, worker, self._stop, self._sans, self._iterations
             )
-            if trace.code == FULL:
+            if record.code == FULL:
                 self._stop_reason = "node budget"
             else:
-                self._iterations += trace.iterations
+                self._iterations += record.iterations
             self._latest = self._snapshot(running=False)
-            return trace
+            return record
 
     def info(self, *, rebuild: bool = False) -> SearchInfo:
         """The latest snapshot (built now if none was published, or if ``rebuild``: e.g.

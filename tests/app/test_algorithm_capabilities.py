@@ -1,10 +1,12 @@
 """``GET /api/algorithms`` carries each algorithm's capabilities, which the front end branches
-on instead of names; they come from the ``Algorithm`` class, one place."""
+on instead of names; they come from the ``Algorithm`` class (what the search can do) and its
+explainer (the names its views give the formula's parts, the kinds of its phases)."""
 
 from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
+from engine.explain.explainers import explainer_for
 from engine.search.registry import ALGORITHMS, DEFAULT_ALGORITHM
 
 CAPABILITIES = {
@@ -23,14 +25,19 @@ CAPABILITIES = {
 }
 
 
-def test_every_algorithm_lists_its_capabilities_from_its_class(client: TestClient) -> None:
+def test_every_algorithm_lists_its_capabilities_from_its_class_and_explainer(
+    client: TestClient,
+) -> None:
     listed = client.get("/api/algorithms", params={"game": "chess"}).json()
     assert [a["name"] for a in listed] == list(ALGORITHMS)
     for entry in listed:
         cls = ALGORITHMS[entry["name"]]
         caps = entry["capabilities"]
         assert set(caps) >= CAPABILITIES, entry["name"]
-        assert caps == cls.capabilities()
+        explainer = explainer_for(entry["name"])
+        assert caps == explainer.capabilities() and explainer.algorithm is cls
+        assert caps.items() >= cls.capabilities().items()
+        assert entry["race_partner"] == explainer.race_partner
         assert caps["stepping"] in ("iteration", "depth")
         assert caps["value_kind"] in ("q", "eval")
         assert caps["threads"] == (entry["threads"]["max"] > 1)

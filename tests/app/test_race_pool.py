@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-import engine.search.race
+import engine.explain.race
 from app.main import create_app
 from app.pool import SearchPool
 from app.settings import Settings
@@ -35,14 +35,14 @@ def test_a_game_asking_during_the_race_build_queues_behind_the_race(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     building, go = threading.Event(), threading.Event()
-    real_race = engine.search.race.Race
+    real_race = engine.explain.race.Race
 
     def slow_race(*args: Any, **kwargs: Any) -> Any:  # runs in the build's worker thread
         building.set()
         assert go.wait(30), "the test never let the race build finish"
         return real_race(*args, **kwargs)
 
-    monkeypatch.setattr(engine.search.race, "Race", slow_race)
+    monkeypatch.setattr(engine.explain.race, "Race", slow_race)
     app = create_app(settings.model_copy(update={"max_searches": 1}))
     with TestClient(app) as client:
         a, b = new_game(client, human="both"), new_game(client, human="both")

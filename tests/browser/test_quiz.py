@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from engine.explain.explainers import explainer_for
+from engine.explain.prose import Context
 from tests.browser.conftest import api_create, click_move, open_game, screenshot
 
 pytestmark = pytest.mark.browser
@@ -166,19 +168,39 @@ def test_the_step_panel_says_when_moves_tie_at_the_top(server: str, page: Any) -
         }
         for k in range(3)
     ]
+    fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    level = {
+        "node": 0,
+        "depth": 0,
+        "level": 0,
+        "visits": 20,
+        "rule": "ucb1",
+        "formula": "Q + c*sqrt(2 ln N / n)",
+        "value_kind": "q",
+        "children": children,
+        "chosen": {"node": 1, "move": "m0", "san": "M0", "depth": 1},
+    }
+    step: dict[str, Any] = {
+        "algorithm": "uct",
+        "iteration": 20,
+        "thread": 0,
+        "fen": fen,
+        "selection": [level],
+        "expansion": {"nodes": []},
+        "simulation": {},
+        "backpropagation": [],
+    }
+    # The words come with the frame, written by the explainer from the same numbers.
+    step["prose"] = explainer_for("uct").prose(
+        step, Context("uct", "chess", {"c": 0.707}, fen, fen)
+    )
     text = page.evaluate(
-        """async (children) => {
+        """async (step) => {
           const { buildStep } = await import("/static/js/step.js");
-          const level = { node: 0, depth: 0, level: 0, visits: 20, rule: "ucb1",
-            formula: "Q + c*sqrt(2 ln N / n)", value_kind: "q", children,
-            chosen: { node: 1, move: "m0", san: "M0", depth: 1 } };
-          const step = { algorithm: "uct", iteration: 20, thread: 0,
-            fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-            selection: [level], expansion: { nodes: [] }, simulation: {}, backpropagation: [] };
           const { panels } = buildStep(step, { game: "chess", params: { c: 0.707 }, threads: 1 });
           return panels[0].textContent;
         }""",
-        children,
+        step,
     )
     assert "17 moves tie at 2.245; the first in list order is taken." in text
     assert "… and 9 more moves tied at the top, 3 more moves with lower UCB1." in text

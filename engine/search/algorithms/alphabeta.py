@@ -176,13 +176,6 @@ class AlphaBeta(Algorithm):
     keeps_proofs = True  # an exact mate score is a proof
     stepping = "depth"
     value_kind = "eval"
-    selection_rule = "score"
-    formula = "negamax alpha-beta score"
-    exploit_label = "score"
-    score_label = "score"
-    simulation = "alphabeta"
-    backup_rule = "negamax"
-    race_partner = "bfms"  # the best-first search that claims to beat it
     params = (
         ParamSpec(
             "max_depth", "int", 64, "deepest iteration of iterative deepening",

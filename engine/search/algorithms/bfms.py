@@ -186,14 +186,6 @@ class BFMS(Algorithm):
     pv_rule = PV_VALUE  # the best backed-up value
     keeps_proofs = True  # negamax over every child turns mate scores into proofs
     value_kind = "eval"
-    selection_rule = "bfms"
-    formula = "eval + C·sqrt(ln N_parent / N)  (N = 0: eval + FPU)"
-    exploit_label = "eval"
-    score_label = "eval+U"
-    selection_params = ("C", "fpu")
-    simulation = "evaluation"
-    backup_rule = "negamax"
-    race_partner = "uct"  # negamax against averages
 
     @staticmethod
     def q(child: ChildStats) -> float:
@@ -226,10 +218,6 @@ class BFMS(Algorithm):
         )
         explore = float(params["fpu"]) if child.visits == 0 else score - child.value
         return SelectionTerms(child.value, explore, score)
-
-    @classmethod
-    def selection_row(cls, child: ChildStats, terms: SelectionTerms) -> dict[str, Any]:
-        return {"value": terms.exploit, "explore": terms.explore, "score": terms.score}
 
     @classmethod
     def child_proof(cls, child: ChildStats) -> tuple[int, int | None]:

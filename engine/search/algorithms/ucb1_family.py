@@ -1,4 +1,4 @@
-"""What ``uct`` and ``uct-minimax`` share: UCB1 selection read back for display, the
+"""What ``uct`` and ``uct-minimax`` share: UCB1 selection read back with its terms, the
 exploration constant, and the most-visits / Q final choice."""
 
 from __future__ import annotations
@@ -24,14 +24,7 @@ C_PARAM = ParamSpec(
 class UCB1Family(Algorithm):
     """Base of the algorithms that select by UCB1 and back up averages."""
 
-    selection_rule = "ucb1"
-    formula = "W/N + c·sqrt(2 ln N_parent / N)"
-    exploit_label = "W/N"
-    score_label = "UCB1"
-    selection_params = ("c",)
     value_kind = "q"
-    backup_rule = "average"
-    race_partner = "bfms"  # averages against negamax
 
     @classmethod
     def selection_terms(

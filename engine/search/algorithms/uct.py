@@ -148,7 +148,6 @@ class UCT(UCB1Family):
         ),
         FINAL_PARAM,
     )  # fmt: skip
-    simulation = "playout"
 
     @classmethod
     def kernel_params(cls, params: dict[str, Any]) -> np.ndarray:

@@ -173,8 +173,6 @@ class UCTMinimax(UCB1Family):
         eval_param(knight="learned"),
     )  # fmt: skip
     free_per_iteration = MAX_MOVES
-    simulation = "minimax"
-    unvisited_first = "children not yet visited are tried first, in random order"
 
     @classmethod
     def kernel_params(cls, params: dict[str, Any]) -> np.ndarray:

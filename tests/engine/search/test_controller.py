@@ -6,6 +6,7 @@ import json
 import threading
 import time
 
+import numpy as np
 import pytest
 
 from engine.errors import GameOverError, IllegalMoveError, InvalidParameterError
@@ -220,3 +221,27 @@ def test_search_threads_can_run_at_a_lower_priority() -> None:
         assert time.monotonic() < deadline, f"worker niceness {niceness}, wanted {base + 3}"
         time.sleep(0.01)
     controller.stop()
+
+
+def test_steps_add_up_to_the_same_tree_as_a_search() -> None:
+    stepped = SearchController("knight", algorithm="uct", seed=21)
+    for _ in range(150):
+        stepped.step()
+    searched = SearchController("knight", algorithm="uct", seed=21)
+    searched.search(iterations=150)
+    a, b = stepped.workers[0].tree, searched.workers[0].tree
+    assert a.used == b.used
+    for x, y in zip(a.arrays[:-1], b.arrays[:-1], strict=True):
+        np.testing.assert_array_equal(x[: a.used], y[: b.used])
+
+
+def test_a_step_records_what_its_iteration_did_in_numbers() -> None:
+    controller = SearchController("chess", algorithm="uct", seed=3)
+    controller.search(iterations=30)
+    record = controller.step()
+    tree = controller.workers[0].tree
+    assert (record.iterations, record.iteration, record.path[0]) == (1, 30, ROOT)
+    assert record.created == tuple(range(record.used, tree.used)) == (record.path[-1],)
+    for node in record.path[:-1]:  # every node walked through got its visit
+        assert tree.visits[node] == record.before_visits[node] + 1
+    assert controller.info().iterations == 31

@@ -14,6 +14,7 @@ import pytest
 from engine.core.games import make_move
 from engine.core.state import MAX_MOVES
 from engine.eval.evaluate import PLY_PENALTY, WIN
+from engine.explain.step import step_trace
 from engine.rules.convert import move_to_uci, state_from_fen
 from engine.search.algorithm import PROVEN_LOSS, PROVEN_WIN
 from engine.search.algorithms.mcts import FULL_TREE_PLIES
@@ -222,7 +223,7 @@ def test_a_partly_scored_node_whose_replies_no_longer_refute_it_has_the_rest_sco
     implicit_value(tree.arrays, node)
     for k in tree.children(ROOT):  # and the search is steered to the node
         tree.prior[k] = 1.0 if k == node else 0.0
-    sim = controller.step().simulation
+    sim = step_trace(controller).simulation
     assert all(tree.flags[k] & EVALUATED for k in tree.children(node))
     assert not tree.flags[node] & PARTIAL
     assert sim["expanded"] and sim["note"].startswith("scoring resumed")
@@ -269,7 +270,7 @@ def test_a_full_tree_searches_on_by_scoring_its_leaves_deeper(params: dict) -> N
     # expand = evaluate a child's first visit is already its second scoring (its parent's
     # expansion scored it first), so it must not read like a leaf seen for the first time
     for _ in range(300):
-        sim = controller.step().simulation
+        sim = step_trace(controller).simulation
         match = RESEARCH_NOTE.match(sim["note"])
         if match:
             break

@@ -13,10 +13,11 @@ import chess
 import pytest
 
 from engine.core.state import HASH
+from engine.explain.nodes import node_details
+from engine.explain.step import step_trace
 from engine.rules.convert import state_from_fen
 from engine.search.algorithms.mcts import untried
 from engine.search.controller import SearchController
-from engine.search.inspect import node_details
 from engine.search.tree import EVALUATED, NONE, PARTIAL, ROOT, TERMINAL
 
 #: No mate in one; captures and quiet moves of different value (test_mcts_views' too).
@@ -119,7 +120,7 @@ def test_each_depth_on_the_card_is_the_one_the_step_view_reported(
     tree = controller.workers[0].tree
     expansions = leaves = searched_again = 0
     for _ in range(120):
-        sim = controller.step().simulation
+        sim = step_trace(controller).simulation
         if sim.get("kind") not in ("quiescence", "evaluation") or sim["cached"]:
             continue  # a finished game, or a score from the table
         leaf = sim["leaf"]["node"]
@@ -150,7 +151,7 @@ def test_a_transposed_leaf_is_in_the_table_with_the_score_the_step_read() -> Non
     params = {"expand": "lazy", "root_depth": 0}
     controller = SearchController("chess", ROOK_ENDING, algorithm="mcts", params=params, seed=1)
     for _ in range(80):
-        sim = controller.step().simulation
+        sim = step_trace(controller).simulation
         if sim.get("cached") and not sim.get("expanded"):
             card = scoring(controller, sim["leaf"]["node"])
             assert card["in_table"] and card["depth"] == card["depth_max"] == 0

@@ -9,6 +9,7 @@ import pytest
 from engine.core.games import make_move
 from engine.core.state import MAX_MOVES
 from engine.eval.evaluate import WIN, evaluate
+from engine.explain.step import step_trace
 from engine.rules.convert import move_to_uci, state_from_fen, uci_to_move
 from engine.search.alphabeta_core import SearchContext
 from engine.search.controller import SearchController
@@ -185,7 +186,7 @@ def test_the_step_view_says_a_lazy_expansion_creates_every_child_with_its_prior(
     )  # fmt: skip
     notes = []
     for _ in range(12):
-        levels = controller.step().selection
+        levels = step_trace(controller).selection
         notes += [level["note"] for level in levels if level.get("rule") == "expand"]
     assert notes
     for note in notes:

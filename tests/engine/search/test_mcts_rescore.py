@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from engine.explain.step import step_trace
 from engine.rules.convert import state_from_fen
 from engine.search.algorithms.mcts import (
     FULL_TREE_PLIES,
@@ -79,7 +80,7 @@ def test_at_the_threshold_the_untried_children_are_scored_one_ply_deeper() -> No
     for k in kids:  # scored at the root's expansion by the quiescence search alone
         assert before[k] >= -exact(position(tree, root_state, k), 0) - 1e-6
     tried = {k: float(tree.value[k]) for k in tree.children(ROOT) if k not in kids}
-    sim = controller.step().simulation  # the iteration at the threshold, traced
+    sim = step_trace(controller).simulation  # the iteration at the threshold, traced
     assert sim["rescored"] and sim["depth"] == 1 and "scored again" in sim["note"]
     assert all(float(tree.value[k]) == v for k, v in tried.items())  # their subtrees' values
     truth = {k: -exact(position(tree, root_state, k), 1) for k in kids}
@@ -148,7 +149,7 @@ def test_a_full_tree_s_leaf_searched_again_goes_deeper_than_its_rescored_first_s
     scored_at: dict[int, int] = {}  # each untried child: the depth of its latest scoring
     searched_again = with_parent_plies = 0
     for _ in range(200):
-        sim = controller.step().simulation
+        sim = step_trace(controller).simulation
         leaf = sim["leaf"]["node"]
         if sim["expanded"]:  # the children scored now (all, or the untried ones again)
             scored_at.update(

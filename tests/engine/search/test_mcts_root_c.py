@@ -8,10 +8,11 @@ import math
 
 import pytest
 
+from engine.explain.nodes import node_details
+from engine.explain.step import step_trace
 from engine.rules.convert import move_to_uci
 from engine.search.algorithms.mcts import MCTS
 from engine.search.controller import SearchController
-from engine.search.inspect import node_details
 from engine.search.parts.select import select_puct
 from engine.search.tree import ROOT
 
@@ -98,7 +99,7 @@ def test_below_the_root_the_kernel_selects_the_child_the_table_ranks_first() -> 
 
 def test_the_step_view_and_the_node_card_read_c_root_at_the_root_and_c_puct_below() -> None:
     controller = search(4.0, 300)
-    trace = controller.step()
+    trace = step_trace(controller)
     levels = [entry for entry in trace.selection if entry.get("children")]
     assert levels and levels[0]["level"] == 0
     for entry in levels[:2]:

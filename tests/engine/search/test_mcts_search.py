@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from engine.eval.evaluate import WIN
+from engine.explain.step import step_trace
 from engine.rules.convert import move_to_uci
 from engine.search.algorithm import NOT_PROVEN, PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN
 from engine.search.algorithms.mcts import MCTS, MCTSChildStats
@@ -285,7 +286,7 @@ def test_the_step_trace_recomputes_the_kernels_own_choice_and_shows_the_quiescen
     kinds = set()
     lines = []  # (an expanded leaf's) the line that decided its value
     for _ in range(40):
-        step = controller.step()
+        step = step_trace(controller)
         assert step.iterations == 1
         for level in step.selection:
             if level["rule"] != "puct":
@@ -332,7 +333,7 @@ def test_an_expansion_step_shows_the_exchange_that_decided_the_leaf(
         "chess", QUEEN_FOR_KNIGHT, algorithm="mcts", params=params, seed=1
     )
     controller.step()  # the root's own leaf search
-    sim = controller.step().simulation
+    sim = step_trace(controller).simulation
     assert sim["expanded"] and sim["leaf"]["node"] == ROOT
     assert_deciding_line(controller, sim)
     assert sim["best_how"] == "searched" and sim["depth"] == searched
@@ -369,7 +370,7 @@ def test_a_proven_node_reached_by_selection_is_not_called_a_finished_game() -> N
     for _ in range(400):
         if controller.workers[0].tree.flags[0] & PROVEN:
             break
-        sim = controller.step().simulation
+        sim = step_trace(controller).simulation
         if sim.get("kind") == "terminal":
             notes.append((sim["finished"], sim["note"]))
     assert any(not finished for finished, _ in notes)

@@ -7,6 +7,7 @@ import chess
 import pytest
 
 from engine.eval.evaluate import evaluate
+from engine.explain.step import step_trace
 from engine.rules.convert import state_from_board
 from engine.search.controller import SearchController
 
@@ -25,7 +26,7 @@ def test_a_cut_off_playout_is_scored_by_the_evaluation_for_the_mover(seed: int) 
     )
     checked = 0
     for _ in range(30):
-        step = controller.step().to_dict()
+        step = step_trace(controller).to_dict()
         sim = step["simulation"]
         if sim["kind"] != "playout":
             continue
@@ -48,7 +49,7 @@ def test_a_cut_off_playout_is_scored_by_the_evaluation_for_the_mover(seed: int) 
 
 def test_with_the_rules_a_capped_chess_playout_is_a_draw() -> None:
     controller = SearchController("chess", algorithm="uct", params={"ply_cap": 6}, seed=1)
-    sim = controller.step().to_dict()["simulation"]
+    sim = step_trace(controller).to_dict()["simulation"]
     assert sim["at_cap"] == "rules" and sim["status"] == "ply limit"
     assert sim["result"] == "1/2-1/2" and sim["reward"] == 0.5
 

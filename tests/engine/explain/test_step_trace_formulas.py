@@ -8,6 +8,7 @@ import math
 
 import pytest
 
+from engine.explain.step import step_trace
 from engine.search.controller import SearchController
 
 
@@ -27,7 +28,7 @@ def test_bfms_trace_recomputes_eval_plus_exploration_and_its_winner() -> None:
     big_c, fpu = controller.params["C"], controller.params["fpu"]
     checked = 0
     for _ in range(25):
-        trace = controller.step().to_dict()
+        trace = step_trace(controller).to_dict()
         for level in trace["selection"]:
             if level["rule"] != "bfms":
                 continue
@@ -51,7 +52,7 @@ def test_uct_minimax_trace_recomputes_ucb1_where_it_compares_children() -> None:
     c = controller.params["c"]
     rules = set()
     for _ in range(25):
-        trace = controller.step().to_dict()
+        trace = step_trace(controller).to_dict()
         for level in trace["selection"]:
             rules.add(level["rule"])
             if level["rule"] != "ucb1":
@@ -76,7 +77,7 @@ def test_uct_minimax_trace_recomputes_ucb1_where_it_compares_children() -> None:
 def test_expanded_nodes_are_in_the_tree_with_the_values_shown() -> None:
     for algorithm in ("uct", "bfms"):
         controller = _warm(algorithm, iterations=50)
-        trace = controller.step().to_dict()
+        trace = step_trace(controller).to_dict()
         tree = controller.workers[0].tree
         nodes = trace["expansion"]["nodes"]
         assert nodes
@@ -90,7 +91,7 @@ def test_expanded_nodes_are_in_the_tree_with_the_values_shown() -> None:
 def test_with_threads_the_trace_matches_the_tree_of_the_thread_that_ran() -> None:
     controller = _warm("uct", iterations=400, threads=2)
     for _ in range(4):
-        trace = controller.step().to_dict()
+        trace = step_trace(controller).to_dict()
         tree = controller.workers[trace["thread"]].tree
         for row in trace["backpropagation"]:
             assert row["visits_after"] == tree.visits[row["node"]] == row["visits_before"] + 1
@@ -99,7 +100,7 @@ def test_with_threads_the_trace_matches_the_tree_of_the_thread_that_ran() -> Non
 
 def test_rewards_alternate_on_the_way_up() -> None:
     controller = _warm("uct", iterations=200)
-    trace = controller.step().to_dict()
+    trace = step_trace(controller).to_dict()
     rewards = [row["reward"] for row in trace["backpropagation"]]
     for below, above in itertools.pairwise(rewards):
         assert above == pytest.approx(1.0 - below)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pytest
 
+from engine.explain.step import step_trace
 from engine.search.controller import SearchController
 
 
@@ -21,7 +21,7 @@ def test_trace_selection_recomputes_ucb1_and_its_winner() -> None:
     c = controller.params["c"]
     checked = 0
     for _ in range(20):
-        trace = controller.step().to_dict()
+        trace = step_trace(controller).to_dict()
         for level in trace["selection"]:
             if level["rule"] != "ucb1":
                 continue
@@ -48,7 +48,7 @@ def test_trace_selection_recomputes_ucb1_and_its_winner() -> None:
 def test_trace_backpropagation_matches_the_tree_after_the_step() -> None:
     for algorithm in ("uct", "uct-minimax", "bfms"):
         controller = _warm(algorithm)
-        trace = controller.step().to_dict()
+        trace = step_trace(controller).to_dict()
         tree = controller.workers[0].tree
         assert trace["selection"] or trace["expansion"]["nodes"]
         for row in trace["backpropagation"]:
@@ -65,24 +65,12 @@ def test_trace_backpropagation_matches_the_tree_after_the_step() -> None:
                 )
 
 
-def test_steps_add_up_to_the_same_tree_as_a_search() -> None:
-    stepped = SearchController("knight", algorithm="uct", seed=21)
-    for _ in range(150):
-        stepped.step()
-    searched = SearchController("knight", algorithm="uct", seed=21)
-    searched.search(iterations=150)
-    a, b = stepped.workers[0].tree, searched.workers[0].tree
-    assert a.used == b.used
-    for x, y in zip(a.arrays[:-1], b.arrays[:-1], strict=True):
-        np.testing.assert_array_equal(x[: a.used], y[: b.used])
-
-
 @pytest.mark.parametrize(("params", "scorer"), [({}, "quiescence"), ({"leaf": "static"}, "static")])
 def test_bfms_simulation_names_the_leaf_scorer_that_ran(params: dict, scorer: str) -> None:
     # In chess bfms's ``leaf`` defaults to a quiescence search: the trace must not call
     # that the static evaluation.
     controller = SearchController("chess", algorithm="bfms", params=params, seed=5)
-    sim = controller.step().simulation
+    sim = step_trace(controller).simulation
     assert sim["kind"] == "evaluation" and sim["scorer"] == scorer
     assert ("scored by a quiescence search" in sim["note"]) == (scorer == "quiescence")
     assert ("scored by the static evaluation" in sim["note"]) == (scorer == "static")
@@ -90,7 +78,7 @@ def test_bfms_simulation_names_the_leaf_scorer_that_ran(params: dict, scorer: st
 
 def test_trace_has_four_phases_with_a_playout() -> None:
     controller = SearchController("chess", algorithm="uct", seed=1)
-    first = controller.step().to_dict()
+    first = step_trace(controller).to_dict()
     assert set(first) >= {"selection", "expansion", "simulation", "backpropagation"}
     assert first["expansion"]["nodes"] and first["simulation"]["kind"] == "playout"
     sim = first["simulation"]
@@ -101,10 +89,10 @@ def test_trace_has_four_phases_with_a_playout() -> None:
 
 def test_threads_take_turns_in_step_mode() -> None:
     controller = SearchController("chess", algorithm="uct", threads=2, seed=1)
-    assert [controller.step().thread for _ in range(4)] == [0, 1, 0, 1]
+    assert [step_trace(controller).thread for _ in range(4)] == [0, 1, 0, 1]
 
 
 def test_alphabeta_step_is_one_more_depth() -> None:
     controller = SearchController("chess", algorithm="alphabeta")
-    depths = [controller.step().simulation["depth"] for _ in range(3)]
+    depths = [step_trace(controller).simulation["depth"] for _ in range(3)]
     assert depths == [1, 2, 3]

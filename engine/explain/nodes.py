@@ -1,11 +1,11 @@
-"""Reading a controller's search tree for the views around it: node details, the tree
-export, the selection terms of a node's children.
+"""The node card: everything about one node of a controller's search tree.
 
 Everything is read through the algorithm's hooks (``Algorithm.q``,
 ``selection_terms``, ``display_eval``, ``child_proof`` via ``Worker.child_stats``,
-``pv_key``, ``node_scoring``, ``Worker.principal_variation``), so no caller needs to know which
-algorithm runs, and none reaches into ``controller.workers`` or a worker's tree:
-``app/`` and ``engine/uci/`` come here.
+``pv_key``, ``Worker.principal_variation``) and its explainer's (the names of the
+formula's parts, a sibling's row, ``node_scoring``), so no caller needs to know which
+algorithm runs, and none reaches into ``controller.workers`` or a worker's tree: ``app/``
+comes here (and to :mod:`engine.explain.export` for the tree export).
 
 Reading a tree while its search runs gives numbers a few iterations apart, never
 invalid memory (the same guarantee the snapshots rely on); callers keep the tree
@@ -18,17 +18,16 @@ the side that made the move into it; ``q_white`` is the same expected score for 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 import chess
 
 from engine.errors import CanopyError
+from engine.explain.explainer import Explainer
+from engine.explain.explainers import explainer_for
+from engine.explain.words import san_line
 from engine.rules.convert import move_to_uci
-from engine.search.algorithm import NOT_PROVEN, Algorithm, ChildStats, Worker
-from engine.search.info import TreeNodeInfo
-from engine.search.snapshot import SanCache, tree_nodes
+from engine.search.algorithm import NOT_PROVEN, ChildStats, Worker
 
 if TYPE_CHECKING:
     from engine.search.controller import SearchController
@@ -68,22 +67,6 @@ def tree_worker(controller: SearchController) -> Worker:
     return cast(Worker, controller.workers[0])
 
 
-def san_line(board: chess.Board, moves: Iterable[str]) -> tuple[chess.Board, list[str]]:
-    """SAN of ``moves`` from ``board`` (a copy is advanced; stops at an illegal move)."""
-    b = board.copy(stack=False)
-    out = []
-    for uci in moves:
-        try:
-            move = chess.Move.from_uci(uci)
-        except ValueError:
-            break
-        if move not in b.legal_moves:
-            break
-        out.append(b.san(move))
-        b.push(move)
-    return b, out
-
-
 def _uci(tree: Any, node: int) -> str:
     return move_to_uci(int(tree.move[node]))
 
@@ -105,14 +88,14 @@ def _chosen_by(controller: SearchController, parent: int) -> dict[str, Any]:
 
 
 def selection_terms(
-    algorithm: type[Algorithm], stats: ChildStats, parent_visits: int, params: dict[str, Any]
+    explainer: type[Explainer], stats: ChildStats, parent_visits: int, params: dict[str, Any]
 ) -> dict[str, float | None]:
     """Selection terms of a node (``stats``) as its parent sees them, with the parameters
     its parent's selection reads (:func:`_chosen_by`): exploitation, exploration, sum, and
     whatever else the algorithm's step table shows of a sibling (``mcts``: the prior, the
     minimax value, the mean reward)."""
-    terms = algorithm.selection_terms(stats, parent_visits, params)
-    row = algorithm.selection_row(stats, terms)
+    terms = explainer.algorithm.selection_terms(stats, parent_visits, params)
+    row = explainer.selection_row(stats, terms)
     extra = {
         key: finite(value) if isinstance(value, float) else value
         for key, value in row.items()
@@ -131,6 +114,7 @@ def node_details(controller: SearchController, node: int) -> dict[str, Any]:
     worker = tree_worker(controller)
     tree = worker.tree
     algorithm = controller.algorithm
+    explainer = explainer_for(algorithm.name)
     if not 0 <= node < tree.used:
         raise UnknownNodeError(f"node {node} is not in the search tree (it has {tree.used})")
     root_board = controller.board
@@ -148,13 +132,13 @@ def node_details(controller: SearchController, node: int) -> dict[str, Any]:
     if parent_visits is not None:
         chosen_by = _chosen_by(controller, parent)
         selection = {
-            "rule": algorithm.selection_rule,
-            "formula": algorithm.formula,
-            "exploit_label": algorithm.exploit_label,
-            "score_label": algorithm.score_label,
+            "rule": explainer.selection_rule,
+            "formula": explainer.formula,
+            "exploit_label": explainer.exploit_label,
+            "score_label": explainer.score_label,
             "parent_visits": parent_visits,
-            "params": {k: v for k, v in chosen_by.items() if k in algorithm.selection_params},
-            **selection_terms(algorithm, stats, parent_visits, chosen_by),
+            "params": {k: v for k, v in chosen_by.items() if k in explainer.selection_params},
+            **selection_terms(explainer, stats, parent_visits, chosen_by),
         }
     pv_moves = worker.principal_variation(node, NODE_PV + 1)[1:] if node != 0 else []
     if node == 0 and tree.children(0):
@@ -178,11 +162,11 @@ def node_details(controller: SearchController, node: int) -> dict[str, Any]:
                 "q": finite(algorithm.q(kstats)),
                 "terminal": bool(kstats.terminal),
                 **proof_fields(kstats),
-                **selection_terms(algorithm, kstats, max(1, visits), among_kids),
+                **selection_terms(explainer, kstats, max(1, visits), among_kids),
             }
         )
     terminal = bool(stats.terminal) if node != 0 else False
-    scoring = algorithm.node_scoring(worker, node)
+    scoring = explainer.node_scoring(worker, node)
     if scoring is not None:
         scoring = {k: finite(v) if isinstance(v, float) else v for k, v in scoring.items()}
     return {
@@ -212,61 +196,3 @@ def node_details(controller: SearchController, node: int) -> dict[str, Any]:
         "legal_moves": int(tree.num_legal[node]) if int(tree.num_legal[node]) >= 0 else None,
         "scoring": scoring,
     }
-
-
-def top_tree(controller: SearchController, limit: int, sans: SanCache) -> tuple[TreeNodeInfo, ...]:
-    """The ``limit`` most visited nodes of thread 0's tree, as a stats frame carries them
-    (the benchmark of the tree view times exactly this); ``sans`` names their moves."""
-    return tree_nodes(
-        controller.algorithm, tree_worker(controller), limit, controller.tree_depth, sans
-    )
-
-
-@dataclass(frozen=True)
-class ExportNode:
-    """One node of a tree export: the snapshot's view of it plus the raw numbers."""
-
-    info: TreeNodeInfo
-    eval: float | None  # the algorithm's displayed evaluation (None for the root)
-    value_sum: float
-    proof: int
-    mate: int | None
-
-
-@dataclass(frozen=True)
-class TreeExport:
-    """The top nodes of thread 0's tree, parents first, most visited first."""
-
-    tree_nodes: int  # nodes in the whole tree
-    root_visits: int
-    max_depth: int
-    nodes: tuple[ExportNode, ...]
-
-
-def export_nodes(controller: SearchController, limit: int) -> TreeExport | None:
-    """The top ``limit`` nodes of thread 0's tree with every statistic; None when the
-    algorithm keeps no tree."""
-    if not controller.algorithm.tree:
-        return None
-    worker = tree_worker(controller)
-    tree = worker.tree
-    algorithm = controller.algorithm
-    infos = tree_nodes(algorithm, worker, limit, controller.tree_depth, SanCache(controller.board))
-    rows = []
-    for n in infos:
-        stats = worker.child_stats(n.id)
-        rows.append(
-            ExportNode(
-                info=n,
-                eval=None if n.id == 0 else float(algorithm.display_eval(stats)),
-                value_sum=float(stats.value_sum),
-                proof=int(stats.proof) if n.id != 0 else NOT_PROVEN,
-                mate=stats.mate if n.id != 0 and stats.proof else None,
-            )
-        )
-    return TreeExport(
-        tree_nodes=int(tree.used),
-        root_visits=int(tree.visits[0]),
-        max_depth=int(tree.max_depth),
-        nodes=tuple(rows),
-    )

@@ -15,7 +15,7 @@ from pathlib import Path
 import chess
 import pytest
 
-from engine.search.tactics import KINDS, Tactic, found, load_tactics, search_fresh
+from engine.explain.tactics import KINDS, Tactic, found, load_tactics, search_fresh
 
 SUITE = Path(__file__).resolve().parents[2] / "data" / "tactics.epd"
 TACTICS = load_tactics(SUITE)

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from engine.errors import InvalidParameterError
-from engine.search.race import Contender, Race, RaceInfo
+from engine.explain.race import Contender, Race, RaceInfo
 from tests.timing import limits
 
 

@@ -4,8 +4,10 @@ A live :class:`~engine.search.info.SearchInfo` is large (the tree, every root
 move, per-thread tables) and dies with the position. When the engine plays a
 move, the game keeps a :class:`SearchSummary` with it instead, so that the
 move can be reviewed later ("why did it play …Nc6?"): the settings, the
-effort, and the top root moves with their statistics, lines and proofs. The
-web app stores it with the move and sends it in ``GET /api/games/{id}/review``;
+effort, and the top root moves (:class:`~engine.search.info.MoveStats`, rounded,
+their lines cut short) with their statistics, lines and proofs. The
+web app stores it with the move (:meth:`SearchSummary.to_dict`) and sends it in
+``GET /api/games/{id}/review``;
 the CLI or a UCI front end can build the same record from the same snapshot.
 
 Points of view are those of :class:`~engine.search.info.MoveStats`: each
@@ -28,6 +30,7 @@ from typing import Any
 
 import chess
 
+from engine.explain.words import rounded
 from engine.rules.games import get_game
 from engine.search.info import MoveStats, SearchInfo
 
@@ -35,62 +38,6 @@ from engine.search.info import MoveStats, SearchInfo
 TOP_MOVES = 12
 #: Plies of each move's principal variation kept.
 PV_PLIES = 8
-
-
-def _num(x: float | None, digits: int = 4) -> float | None:
-    """A JSON-safe rounded float: NaN and infinities (an unvisited move's score) are None."""
-    if x is None:
-        return None
-    x = float(x)
-    return round(x, digits) if math.isfinite(x) else None
-
-
-@dataclass(frozen=True)
-class SummaryMove:
-    """One root move as the search left it (points of view: the side to move at the root)."""
-
-    uci: str
-    san: str
-    visits: int
-    share: float | None  # visits / all root visits, in [0, 1]
-    q: float | None  # expected score in [0, 1] for the side choosing
-    eval: float | None  # [-1, 1] or a mate score, for the side choosing
-    pv: tuple[str, ...]  # UCI, starting with ``uci``
-    pv_san: tuple[str, ...]
-    pv_fen: str | None  # the position at the end of ``pv`` (line previews)
-    proof: int = 0  # 1 proven win, -1 proven loss, 2 proven draw, 0 not proven
-    mate: int | None = None  # plies to the end of a proven win or loss, when known
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "uci": self.uci,
-            "san": self.san,
-            "visits": self.visits,
-            "share": self.share,
-            "q": self.q,
-            "eval": self.eval,
-            "pv": list(self.pv),
-            "pv_san": list(self.pv_san),
-            "pv_fen": self.pv_fen,
-            "proof": self.proof,
-            "mate": self.mate,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> SummaryMove:
-        return cls(
-            uci=str(data["uci"]),
-            san=str(data.get("san", data["uci"])),
-            visits=int(data.get("visits", 0)),
-            share=data.get("share"),
-            q=data.get("q"),
-            eval=data.get("eval"),
-            pv=tuple(data.get("pv") or ()),
-            pv_san=tuple(data.get("pv_san") or ()),
-            pv_fen=data.get("pv_fen"),
-            proof=int(data.get("proof") or 0),
-            mate=data.get("mate"),
-        )
 
 
 @dataclass(frozen=True)
@@ -109,16 +56,16 @@ class SearchSummary:
     turn: str  # "white" or "black": the side choosing
     bestmove: str | None
     stop_reason: str | None
-    moves: tuple[SummaryMove, ...]
+    moves: tuple[MoveStats, ...]
 
-    def move(self, uci: str) -> SummaryMove | None:
+    def move(self, uci: str) -> MoveStats | None:
         """The row of ``uci``, if the search kept one."""
-        return next((m for m in self.moves if m.uci == uci), None)
+        return next((m for m in self.moves if m.move == uci), None)
 
     def white_score(self, uci: str) -> float | None:
         """White's expected score after ``uci`` by this search (None: no visited row for it)."""
         row = self.move(uci)
-        if row is None or row.q is None or (row.visits == 0 and not row.proof):
+        if row is None or not math.isfinite(row.q) or (row.visits == 0 and not row.proof):
             return None
         return row.q if self.turn == "white" else round(1.0 - row.q, 4)
 
@@ -154,7 +101,7 @@ class SearchSummary:
             turn=str(data.get("turn", "white")),
             bestmove=data.get("bestmove"),
             stop_reason=data.get("stop_reason"),
-            moves=tuple(SummaryMove.from_dict(m) for m in data.get("moves") or ()),
+            moves=tuple(MoveStats.from_dict(m) for m in data.get("moves") or ()),
         )
 
 
@@ -191,21 +138,30 @@ def summarize(
     )
 
 
-def _move(m: MoveStats, root: chess.Board, plies: int) -> SummaryMove:
+def _move(m: MoveStats, root: chess.Board, plies: int) -> MoveStats:
+    """``m`` as a game keeps it: numbers rounded as shown, the line cut to ``plies`` and
+    its end position, the selection score and the prior left out."""
     pv = tuple(m.pv[:plies])
-    return SummaryMove(
-        uci=m.move,
+    return MoveStats(
+        move=m.move,
         san=m.san,
         visits=int(m.visits),
-        share=_num(m.share),
-        q=_num(m.q),
-        eval=_num(m.eval),
+        share=_kept(m.share),
+        q=_kept(m.q),
+        score=math.nan,
+        eval=_kept(m.eval),
         pv=pv,
         pv_san=tuple(m.pv_san[:plies]),
-        pv_fen=_line_end(root, pv),
         proof=int(m.proof),
         mate=None if m.mate is None else int(m.mate),
+        pv_fen=_line_end(root, pv),
     )
+
+
+def _kept(x: float) -> float:
+    """A number as a kept move holds it: rounded as shown, NaN when not finite."""
+    value = rounded(x)
+    return math.nan if value is None else value
 
 
 def _line_end(root: chess.Board, pv: tuple[str, ...]) -> str | None:

@@ -1,0 +1,170 @@
+"""The words of the step view: typed blocks for every phase, written from the numbers the
+frame carries, in the page's sentences."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from engine.explain.explainers import explainer_for
+from engine.explain.prose import PHASES, Context, tie_note
+from engine.explain.step import step_trace
+from engine.explain.words import fixed, rounded
+from engine.search.controller import SearchController
+
+START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+PARAGRAPHS = {"lede", "text", "note", "hint", "worked", "tie", "idle", "line"}
+MARKS = {"strong", "big", "level", "ab", "qs", "reply"}
+TABLES = {"selection", "deepening", "backpropagation"}
+
+
+def _check_text(text: Any) -> str:
+    """The plain text of a block's ``Text`` (a string or runs), checking every run."""
+    if isinstance(text, str):
+        return text
+    assert isinstance(text, list) and text
+    out = []
+    for run in text:
+        if isinstance(run, dict):
+            assert set(run) == {"text", "mark"} and run["mark"] in MARKS, run
+            out.append(run["text"])
+        else:
+            assert isinstance(run, str), run
+            out.append(run)
+    return "".join(out)
+
+
+def _check_blocks(blocks: list[dict[str, Any]]) -> list[str]:
+    """Every block well formed; the texts of all of them, in order."""
+    texts = []
+    for block in blocks:
+        kind = block["kind"]
+        if kind in PARAGRAPHS:
+            texts.append(_check_text(block["text"]))
+        elif kind == "facts":
+            for term, value in block["items"]:
+                texts.append(f"{_check_text(term)}: {_check_text(value)}")
+        elif kind == "chips":
+            texts.extend(_check_text(item["text"]) for item in block["items"])
+        elif kind == "level":
+            texts.append(_check_text(block["head"]))
+            texts.extend(_check_blocks(block["blocks"]))
+        elif kind == "table":
+            assert block["table"] in TABLES
+            texts.extend(_check_blocks(block.get("notes") or []))
+        else:
+            raise AssertionError(f"unknown block kind {kind!r}")
+    return texts
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "game"),
+    [("uct", "chess"), ("uct-minimax", "knight"), ("bfms", "chess"), ("alphabeta", "chess")],
+)
+def test_every_phase_of_every_step_has_its_words_in_known_blocks(algorithm: str, game: str) -> None:
+    with SearchController(game, algorithm=algorithm, seed=4) as controller:
+        for _ in range(4 if algorithm == "alphabeta" else 30):
+            prose = step_trace(controller).prose
+            assert prose is not None and set(prose) == set(PHASES)
+            for phase in PHASES:
+                blocks = prose[phase]
+                assert blocks, phase
+                assert all(_check_blocks(blocks)), phase
+
+
+def test_mcts_leaves_the_words_of_its_own_leaf_searches_and_back_up_to_the_page() -> None:
+    with SearchController("chess", algorithm="mcts", seed=4) as controller:
+        for _ in range(5):
+            trace = step_trace(controller)
+            assert trace.prose is not None
+            _check_blocks(trace.prose["selection"] or [])
+            _check_blocks(trace.prose["expansion"] or [])
+            if trace.simulation["kind"] == "quiescence":
+                assert trace.prose["simulation"] is None
+            assert trace.prose["backpropagation"] is None  # average + minimax: the page's
+
+
+def test_the_worked_example_shows_the_winners_numbers_as_the_table_does() -> None:
+    with SearchController("chess", algorithm="uct", params={"c": 1.0}, seed=9) as controller:
+        controller.search(iterations=200)
+        checked = 0
+        for _ in range(10):
+            trace = step_trace(controller)
+            assert trace.prose is not None
+            levels = [b for b in trace.prose["selection"] or [] if b["kind"] == "level"]
+            for level, block in zip(trace.selection, levels, strict=True):
+                if level["rule"] != "ucb1":
+                    continue
+                winner = next(c for c in level["children"] if c["winner"])
+                worked = next(b for b in block["blocks"] if b["kind"] == "worked")["text"]
+                # the table draws the frame's rounded numbers: the sentence writes the same
+                shown = [fixed(rounded(winner[k])) for k in ("q", "explore", "score")]
+                assert f"= {shown[0]} + {shown[1]} = {shown[2]}" in worked, worked
+                assert worked.startswith(f"{winner['san']} wins: ")
+                assert re.search(r"\+ 1\.00·√\(2·ln \d+ / \d+\)", worked), worked
+                checked += 1
+        assert checked >= 10
+
+
+def _level(scores: list[float | None], winner: int) -> list[dict[str, Any]]:
+    return [
+        {"node": k + 1, "san": f"M{k}", "visits": 1, "score": s, "winner": k == winner}
+        for k, s in enumerate(scores)
+    ]
+
+
+def test_a_tie_at_the_top_is_said_truthfully() -> None:
+    note = tie_note(_level([2.245, 1.0, 2.245], winner=0))
+    assert (
+        note is not None
+        and note["text"] == "2 moves tie at 2.245; the first in list order is taken."
+    )
+    # the sent scores are rounded: a winner after the first tied one won by later digits
+    later = tie_note(_level([2.245, 2.245, 1.0], winner=1))
+    assert later is not None and later["text"] == (
+        "2 moves show 2.245; their exact scores differ in later digits, and the largest, M1, "
+        "is taken."
+    )
+    unvisited = tie_note(_level([None, None], winner=0))
+    assert unvisited is not None and "tie at ∞ (all unvisited)" in unvisited["text"]
+    assert tie_note(_level([2.0, 1.0], winner=0)) is None
+
+
+def test_the_words_name_the_sides_of_knight_chess_and_its_move_numbers() -> None:
+    step = {
+        "algorithm": "uct",
+        "iterations": 1,
+        "selection": [
+            {
+                "depth": 0,
+                "visits": 3,
+                "rule": "expand",
+                "note": "a random untried move is added",
+                "chosen": {"node": 1, "move": "b1c3", "san": "Nc3", "depth": 1},
+            }
+        ],
+    }
+    fen = "nnnnnnnn/nnnnnnnn/8/8/8/8/NNNNNNNN/NNNNNNNN w - - 0 7"
+    prose = explainer_for("uct").prose(step, Context("uct", "knight", {}, fen, fen))
+    level = prose["selection"][1]  # type: ignore[index]
+    assert level["head"][1] == " at the root position · N = 3 · Black knights choose"
+    assert level["blocks"][0]["text"] == [
+        "a random untried move is added: ",
+        {"text": "Nc3", "mark": "strong"},
+    ]
+
+
+def test_a_step_that_ran_no_iteration_says_why_in_every_phase() -> None:
+    with SearchController("chess", algorithm="alphabeta", params={"max_depth": 1}) as controller:
+        step_trace(controller)
+        idle = step_trace(controller)
+    assert idle.iterations == 0 and idle.prose is not None
+    for phase in PHASES:
+        assert idle.prose[phase] == [
+            {
+                "kind": "idle",
+                "text": "No iteration ran: the search has reached its maximum depth.",
+            }
+        ]
