@@ -30,6 +30,7 @@ from app.schemas import AnalysisRequest
 from app.service import GameService
 from app.store import token_hash
 from engine.errors import CanopyError, InvalidParameterError
+from engine.explain.summary import SearchSummary
 from engine.play import EngineSettings, GameSession
 from engine.play.analysis import (
     MARKS,
@@ -44,7 +45,6 @@ from engine.play.analysis import (
 from engine.play.errors import TooManyPliesError
 from engine.play.pgnread import PgnGame, read_pgn
 from engine.search.registry import DEFAULT_ALGORITHM, get_algorithm
-from engine.search.summary import SearchSummary
 
 log = logging.getLogger("canopy.analysis")
 

@@ -49,12 +49,12 @@ from typing import TYPE_CHECKING, Any
 
 import chess
 
+from engine.explain.summary import SearchSummary, summarize
 from engine.play.pgnread import PgnGame
 from engine.play.review import review_ply
 from engine.play.session import EngineSettings, GameSession, color_name
 from engine.rules.games import Game, get_game, outcome
 from engine.search.registry import DEFAULT_ALGORITHM
-from engine.search.summary import SearchSummary, summarize
 
 if TYPE_CHECKING:  # the numba core loads on the first search, not at import
     from engine.search.controller import SearchController

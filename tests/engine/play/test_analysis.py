@@ -8,12 +8,14 @@ and the engine's better move named.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import chess
 import pytest
 
 from engine.errors import CanopyError
+from engine.explain.summary import SearchSummary
 from engine.play import EngineSettings, GameSession
 from engine.play.analysis import (
     MIN_ITERATIONS,
@@ -29,7 +31,7 @@ from engine.play.analysis import (
 from engine.play.errors import PgnError, TooManyPliesError
 from engine.play.pgnread import read_pgn
 from engine.rules.games import KNIGHT_GAME
-from engine.search.summary import SearchSummary, SummaryMove
+from engine.search.info import MoveStats
 
 START = chess.STARTING_FEN
 #: 2...Qh4?? leaves the queen to 3.Nxh4.
@@ -158,7 +160,16 @@ def summary(fen: str, rows: list[tuple[str, int, float]]) -> SearchSummary:
         bestmove=rows[0][0],
         stop_reason="iterations",
         moves=tuple(
-            SummaryMove(uci, board.san(chess.Move.from_uci(uci)), v, 0.5, q, 0.0, (uci,), (), None)
+            MoveStats(
+                move=uci,
+                san=board.san(chess.Move.from_uci(uci)),
+                visits=v,
+                share=0.5,
+                q=q,
+                score=math.nan,
+                eval=0.0,
+                pv=(uci,),
+            )
             for uci, v, q in rows
         ),
     )
