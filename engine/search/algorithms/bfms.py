@@ -39,7 +39,6 @@ from engine.search.algorithm import (
     Worker,
     proof_from_value,
 )
-from engine.search.alphabeta_core import ABORTED, SearchContext
 from engine.search.codes import (
     DONE,
     F_SCORE,
@@ -52,6 +51,7 @@ from engine.search.codes import (
     T_SIM_STATUS,
 )
 from engine.search.params import ParamSpec
+from engine.search.parts.alphabeta import ABORTED, SearchArrays, SearchContext
 from engine.search.parts.backup import backup_negamax, backup_negamax_proofs
 from engine.search.parts.expand import expand_all, expand_all_quiescence
 from engine.search.parts.final import value_plus_log_visits
@@ -78,7 +78,7 @@ def bfms_iteration(
     scratch: tuple,
     c: float,
     fpu: float,
-    ctx: tuple,
+    ctx: SearchArrays,
     quiesce: bool,
     solver: bool,
 ) -> bool:
@@ -129,7 +129,7 @@ def bfms_run(
     tree: tuple,
     root: np.ndarray,
     scratch: tuple,
-    ctx: tuple,
+    ctx: SearchArrays,
     kparams: np.ndarray,
     max_iters: int,
     stop: np.ndarray,

@@ -51,15 +51,6 @@ from engine.search.algorithm import (
     SelectionTerms,
     Worker,
 )
-from engine.search.alphabeta_core import (
-    ABORTED,
-    INF,
-    MAX_PLY,
-    NULL_WINDOW,
-    QCHECKS,
-    QPRUNE,
-    SearchContext,
-)
 from engine.search.codes import (
     BEST_CACHED,
     BEST_EARLIER,
@@ -85,6 +76,16 @@ from engine.search.codes import (
     T_SIM_STATUS,
 )
 from engine.search.params import ParamSpec
+from engine.search.parts.alphabeta import (
+    ABORTED,
+    INF,
+    MAX_PLY,
+    NULL_WINDOW,
+    QCHECKS,
+    QPRUNE,
+    SearchArrays,
+    SearchContext,
+)
 from engine.search.parts.backup import backup_solver
 from engine.search.parts.expand import expand_with_priors, look, mark_repetition
 from engine.search.parts.implicit import best_evaluated, implicit_value
@@ -274,7 +275,7 @@ def expand_evaluating(
     node: int,
     length: int,
     scratch: tuple,
-    ctx: tuple,
+    ctx: SearchArrays,
     cache_keys: np.ndarray,
     cache_scores: np.ndarray,
     kparams: np.ndarray,
@@ -343,7 +344,7 @@ def resume_scoring(
     node: int,
     length: int,
     scratch: tuple,
-    ctx: tuple,
+    ctx: SearchArrays,
     cache_keys: np.ndarray,
     cache_scores: np.ndarray,
     kparams: np.ndarray,
@@ -372,7 +373,7 @@ def rescore_children(
     node: int,
     length: int,
     scratch: tuple,
-    ctx: tuple,
+    ctx: SearchArrays,
     cache_keys: np.ndarray,
     cache_scores: np.ndarray,
     kparams: np.ndarray,
@@ -448,7 +449,7 @@ def prefetch_next(
 
 @njit(cache=True, nogil=True, inline="always")
 def note_best(
-    tree: tuple, child: int, how: int, ctx: tuple, record: np.ndarray, info: np.ndarray
+    tree: tuple, child: int, how: int, ctx: SearchArrays, record: np.ndarray, info: np.ndarray
 ) -> None:
     """For the step trace: ``child``'s score is now the best of :func:`score_children`'s
     scoring (``how`` it came: ``BEST_*``). When tracing (``record`` is empty otherwise)
@@ -462,8 +463,8 @@ def note_best(
     record[0] = tree[MOVE][child]
     plies = 0
     if how in (BEST_SEARCHED, BEST_MATE):
-        plies = min(ctx[5][0], record.shape[0] - 1)
-        record[1 : 1 + plies] = ctx[4][0, :plies]
+        plies = min(ctx.pv_len[0], record.shape[0] - 1)
+        record[1 : 1 + plies] = ctx.pv[0, :plies]
     info[T_SIM_PLIES] = 1 + plies
 
 
@@ -473,7 +474,7 @@ def score_children(
     node: int,
     length: int,
     scratch: tuple,
-    ctx: tuple,
+    ctx: SearchArrays,
     cache_keys: np.ndarray,
     cache_scores: np.ndarray,
     kparams: np.ndarray,
@@ -547,7 +548,7 @@ def score_children(
             if searched:
                 low, high = -INF, INF if best == -INF else -best
                 to_move = window_score(ctx, child_state, quiesce, depth, low, high, ply)
-            if ctx[11][ABORTED]:
+            if ctx.stats[ABORTED]:
                 return -1
             if solver and searched_mate(child, to_move, low, high, tree):
                 top = min(1.0, max(-1.0, value[child]))
@@ -585,7 +586,7 @@ def mcts_iteration(
     tree: tuple,
     root: np.ndarray,
     scratch: tuple,
-    ctx: tuple,
+    ctx: SearchArrays,
     cache_keys: np.ndarray,
     cache_scores: np.ndarray,
     kparams: np.ndarray,
@@ -703,7 +704,7 @@ def mcts_iteration(
             ctx, s, quiesce, depth, cache_keys, cache_scores,
             use_cache and own == 0 and not deeper, tree[DEPTH][node],
         )  # fmt: skip
-        if ctx[11][ABORTED]:
+        if ctx.stats[ABORTED]:
             return False
         score = -to_move  # for the side that moved into the leaf
         tree[EVAL][node] = score
@@ -711,8 +712,8 @@ def mcts_iteration(
         flags[node] |= EVALUATED
         reward = 0.5 * (1.0 + score)
         info[T_SIM_STATUS] = SIM_CACHED if cached else 0
-        plies = min(ctx[5][0], record.shape[0])
-        record[:plies] = ctx[4][0, :plies]
+        plies = min(ctx.pv_len[0], record.shape[0])
+        record[:plies] = ctx.pv[0, :plies]
         info[T_SIM_PLIES] = plies
     finfo[F_REWARD] = reward
     finfo[F_SCORE] = score
@@ -725,7 +726,7 @@ def complete_proof(
     tree: tuple,
     root: np.ndarray,
     scratch: tuple,
-    ctx: tuple,
+    ctx: SearchArrays,
     cache_keys: np.ndarray,
     cache_scores: np.ndarray,
     kparams: np.ndarray,
@@ -812,7 +813,7 @@ def mcts_run(
     tree: tuple,
     root: np.ndarray,
     scratch: tuple,
-    ctx: tuple,
+    ctx: SearchArrays,
     cache_keys: np.ndarray,
     cache_scores: np.ndarray,
     kparams: np.ndarray,

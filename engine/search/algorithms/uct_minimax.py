@@ -20,7 +20,6 @@ from engine.core.borrow import borrow
 from engine.core.state import MAX_MOVES
 from engine.search.algorithm import Worker
 from engine.search.algorithms.ucb1_family import C_PARAM, UCB1Family
-from engine.search.alphabeta_core import ABORTED, SearchContext
 from engine.search.codes import (
     DONE,
     F_REWARD,
@@ -34,6 +33,7 @@ from engine.search.codes import (
     T_SIM_STATUS,
 )
 from engine.search.params import ParamSpec, eval_param
+from engine.search.parts.alphabeta import ABORTED, SearchArrays, SearchContext
 from engine.search.parts.backup import backup_average
 from engine.search.parts.expand import expand_all, look
 from engine.search.parts.final import FINAL_PARAM
@@ -60,7 +60,7 @@ def uct_minimax_iteration(
     tree: tuple,
     root: np.ndarray,
     scratch: tuple,
-    ctx: tuple,
+    ctx: SearchArrays,
     rng: np.ndarray,
     c: float,
     depth: int,
@@ -100,7 +100,7 @@ def uct_minimax_iteration(
         reward, score = minimax_reward(
             ctx, s, depth, quiesce, tree[DEPTH][node], scaled, draw_margin
         )
-        if ctx[11][ABORTED]:
+        if ctx.stats[ABORTED]:
             # The controller's stop reached the leaf search (a deep one, with quiescence,
             # can run for a second): its score is meaningless, so the iteration ends here.
             # The children it expanded stay, unvisited, as after any expansion.
@@ -118,7 +118,7 @@ def uct_minimax_run(
     tree: tuple,
     root: np.ndarray,
     scratch: tuple,
-    ctx: tuple,
+    ctx: SearchArrays,
     rng: np.ndarray,
     kparams: np.ndarray,
     max_iters: int,
