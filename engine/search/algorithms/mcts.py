@@ -75,7 +75,7 @@ from engine.search.codes import (
     T_SIM_PLIES,
     T_SIM_STATUS,
 )
-from engine.search.params import ParamSpec
+from engine.search.params import ParamSpec, kernel_record
 from engine.search.parts.alphabeta import (
     ABORTED,
     INF,
@@ -96,6 +96,7 @@ from engine.search.parts.pv import PV_PROVEN_FIRST, pv_child
 from engine.search.parts.select import blended_q, fpu_value, puct_score, select_puct
 from engine.search.parts.simulate import outcome_reward
 from engine.search.parts.solver import prove
+from engine.search.scratch import Scratch
 from engine.search.tree import (
     DEPTH,
     EVAL,
@@ -124,10 +125,25 @@ from engine.search.tree import (
 if TYPE_CHECKING:
     from engine.search.info import MoveStats
 
-# kernel parameter slots
-(K_C, K_ALPHA, K_FPU, K_TEMP, K_UNIFORM, K_QUIESCE) = range(6)
-(K_SOLVER, K_TT, K_MIX, K_EVALUATE, K_ROOT_DEPTH, K_C_ROOT, K_RESCORE) = range(6, 13)
-KERNEL_PARAMS = 13
+#: What the kernel reads, by name (:meth:`MCTS.kernel_params` builds it from the parameters).
+KERNEL_PARAMS = np.dtype(
+    [
+        ("c_puct", np.float64),
+        ("c_root", np.float64),  # 0: c_puct at the root too
+        ("alpha", np.float64),
+        ("fpu", np.float64),
+        ("prior_temp", np.float64),
+        ("prior_mix", np.float64),
+        ("uniform", np.bool_),  # prior = none
+        ("quiesce", np.bool_),  # leaf = quiescence (else the static evaluation)
+        ("solver", np.bool_),
+        ("tt", np.bool_),
+        ("evaluate", np.bool_),  # expand = evaluate (else lazy)
+        ("root_depth", np.int64),
+        ("rescore", np.int64),
+    ],
+    align=True,
+)
 #: How far above a draw (an evaluation in [-1, 1]; 0.05 is about 35 cp) a move not yet
 #: proven must be valued for the final choice to prefer it to a proven draw.
 DRAW_MARGIN = 0.05
@@ -155,7 +171,7 @@ def settle_terminal(tree: tuple, node: int, solver: bool) -> None:
 def expand(
     tree: tuple,
     node: int,
-    scratch: tuple,
+    scratch: Scratch,
     temperature: float,
     uniform: bool,
     mix: float,
@@ -163,7 +179,8 @@ def expand(
 ) -> bool:
     """Create ``node``'s children with their priors; True if that proved ``node``
     (a child ends the game in a win for its mover: a mate in one)."""
-    s, moves, child_state, child_moves, _hist, _record, _path, info, _finfo, _keys = scratch
+    s, moves, info = scratch.state, scratch.moves, scratch.info
+    child_state, child_moves = scratch.child_state, scratch.child_moves
     first_new = tree[META][USED]
     count = expand_with_priors(
         tree, node, s, moves, child_state, child_moves, temperature, uniform, mix
@@ -179,21 +196,21 @@ def expand(
 
 
 @njit(cache=True, nogil=True)
-def search_depth(kparams: np.ndarray, ply: int) -> int:
+def search_depth(kp: np.record, ply: int) -> int:
     """Plies of alpha-beta search before the quiescence search for a node ``ply`` plies
     below the root: ``root_depth − ply`` while that is positive, so the depth flows down
     the tree from the root (Scorpio's hybrid) — the few nodes near the root, where a
     missed quiet tactic costs the game, are searched as an alpha-beta search of that
     depth would, the many deep ones by the quiescence search alone and stay cheap."""
-    return max(0, np.int64(kparams[K_ROOT_DEPTH]) - ply)
+    return max(0, kp.root_depth - ply)
 
 
 @njit(cache=True, nogil=True)
-def visit_plies(kparams: np.ndarray, visits: int) -> int:
+def visit_plies(kp: np.record, visits: int) -> int:
     """Plies ``rescore`` adds to the searches that score the children of a node with
     ``visits`` visits: one from :data:`RESCORE_VISITS` on, one more at each
     :data:`RESCORE_GROWTH` times as many, ``rescore`` at most (0: off)."""
-    most = np.int64(kparams[K_RESCORE])
+    most = kp.rescore
     mark = np.int64(RESCORE_VISITS)
     plies = 0
     while plies < most and visits >= mark:
@@ -203,25 +220,25 @@ def visit_plies(kparams: np.ndarray, visits: int) -> int:
 
 
 @njit(cache=True, nogil=True)
-def children_depth(tree: tuple, node: int, kparams: np.ndarray) -> int:
+def children_depth(tree: tuple, node: int, kp: np.record) -> int:
     """Plies of alpha-beta search that score ``node``'s children now:
     what :func:`search_depth` gives a node one ply below ``node``, plus the plies
     ``rescore`` has earned ``node`` with its visits (:func:`visit_plies`). The scoring
     itself (:func:`score_children`), the step view's report of it and the depth a child's
     own re-search counts on from all read it here, so the three cannot disagree."""
     ply = tree[DEPTH][node] + 1
-    return search_depth(kparams, ply) + visit_plies(kparams, tree[VISITS][node])
+    return search_depth(kp, ply) + visit_plies(kp, tree[VISITS][node])
 
 
 @njit(cache=True, nogil=True)
-def rescore_due(tree: tuple, node: int, kparams: np.ndarray) -> bool:
+def rescore_due(tree: tuple, node: int, kp: np.record) -> bool:
     """Whether ``node`` has just reached a visit count where :func:`visit_plies` grows and
     has an :func:`untried` child to score again (a child tried has a value its subtree
     backed up)."""
-    if kparams[K_RESCORE] <= 0 or kparams[K_EVALUATE] == 0.0 or tree[FLAGS][node] & PROVEN:
+    if kp.rescore <= 0 or not kp.evaluate or tree[FLAGS][node] & PROVEN:
         return False  # (a lazy expansion scores each child at its own first visit)
     visits = tree[VISITS][node]
-    if visit_plies(kparams, visits) == visit_plies(kparams, visits - 1):
+    if visit_plies(kp, visits) == visit_plies(kp, visits - 1):
         return False
     child = tree[FIRST_CHILD][node]
     while child != NONE:
@@ -274,19 +291,20 @@ def expand_evaluating(
     tree: tuple,
     node: int,
     length: int,
-    scratch: tuple,
+    scratch: Scratch,
     ctx: SearchArrays,
     cache_keys: np.ndarray,
     cache_scores: np.ndarray,
-    kparams: np.ndarray,
+    kp: np.record,
 ) -> int:
     """Create ``node``'s children and score them now (:func:`score_children`, in the
     order of their move-ordering priors): 1 if that proved ``node``, 0 if not, -1 if the
     stop flag cut a search short."""
-    s, moves, child_state, child_moves, _hist, _record, _path, info, _finfo, _keys = scratch
+    s, moves, info = scratch.state, scratch.moves, scratch.info
+    child_state, child_moves = scratch.child_state, scratch.child_moves
     first_new = tree[META][USED]
     count = expand_with_priors(
-        tree, node, s, moves, child_state, child_moves, kparams[K_TEMP], False, 0.0
+        tree, node, s, moves, child_state, child_moves, kp.prior_temp, False, 0.0
     )
     record_new(info, first_new, count)
     children = child_list(tree, node, count)
@@ -294,7 +312,7 @@ def expand_evaluating(
     for i in range(count):
         ranks[i] = -tree[PRIOR][children[i]]
     return score_children(
-        tree, node, length, scratch, ctx, cache_keys, cache_scores, kparams, children, ranks
+        tree, node, length, scratch, ctx, cache_keys, cache_scores, kp, children, ranks
     )
 
 
@@ -343,17 +361,17 @@ def resume_scoring(
     tree: tuple,
     node: int,
     length: int,
-    scratch: tuple,
+    scratch: Scratch,
     ctx: SearchArrays,
     cache_keys: np.ndarray,
     cache_scores: np.ndarray,
-    kparams: np.ndarray,
+    kp: np.record,
 ) -> int:
     """A node whose children are not all scored (``refresh`` cleared the scores of some,
     or the stop flag cut their scoring short) and whose best scored reply does not refute
     the move into it: score the others (captures and the rest in the order of their
     move-ordering gains). Returns as :func:`expand_evaluating`."""
-    s, _moves, child_state, _cm, _hist, _record, _path, _info, _finfo, _keys = scratch
+    s, child_state = scratch.state, scratch.child_state
     children = all_children(tree, node)
     count = children.shape[0]
     ranks = np.zeros(count, dtype=np.float64)
@@ -363,7 +381,7 @@ def resume_scoring(
             make_move(child_state, tree[MOVE][children[i]])
             ranks[i] = -move_gain(s, child_state, tree[MOVE][children[i]])
     return score_children(
-        tree, node, length, scratch, ctx, cache_keys, cache_scores, kparams, children, ranks
+        tree, node, length, scratch, ctx, cache_keys, cache_scores, kp, children, ranks
     )
 
 
@@ -372,11 +390,11 @@ def rescore_children(
     tree: tuple,
     node: int,
     length: int,
-    scratch: tuple,
+    scratch: Scratch,
     ctx: SearchArrays,
     cache_keys: np.ndarray,
     cache_scores: np.ndarray,
-    kparams: np.ndarray,
+    kp: np.record,
 ) -> int:
     """``rescore``: a node the search keeps coming back to has its childless children
     scored again, by searches :func:`visit_plies` more plies deep — the moves its
@@ -393,7 +411,7 @@ def rescore_children(
             ranks[i] = -tree[VALUE][child]
             tree[FLAGS][child] &= ~EVALUATED
     return score_children(
-        tree, node, length, scratch, ctx, cache_keys, cache_scores, kparams, children, ranks
+        tree, node, length, scratch, ctx, cache_keys, cache_scores, kp, children, ranks
     )
 
 
@@ -473,11 +491,11 @@ def score_children(
     tree: tuple,
     node: int,
     length: int,
-    scratch: tuple,
+    scratch: Scratch,
     ctx: SearchArrays,
     cache_keys: np.ndarray,
     cache_scores: np.ndarray,
-    kparams: np.ndarray,
+    kp: np.record,
     children: np.ndarray,
     ranks: np.ndarray,
 ) -> int:
@@ -495,13 +513,14 @@ def score_children(
 
     The child whose score becomes the best is noted for the step trace
     (:func:`note_best`): at the end, the one whose score is the node's new value."""
-    s, _moves, child_state, _cm, _hist, record, _path, info, _finfo, keys = scratch
-    temperature, mix = kparams[K_TEMP], kparams[K_MIX]
-    uniform, quiesce = kparams[K_UNIFORM] != 0.0, kparams[K_QUIESCE] != 0.0
-    solver, use_cache = kparams[K_SOLVER] != 0.0, kparams[K_TT] != 0.0
+    s, child_state, record = scratch.state, scratch.child_state, scratch.record
+    info, keys = scratch.info, scratch.keys
+    temperature, mix = kp.prior_temp, kp.prior_mix
+    uniform, quiesce = kp.uniform, kp.quiesce
+    solver, use_cache = kp.solver, kp.tt
     flags, value, prior = tree[FLAGS], tree[VALUE], tree[PRIOR]
     ply = tree[DEPTH][node] + 1
-    depth = children_depth(tree, node, kparams)
+    depth = children_depth(tree, node, kp)
     # The table holds quiescence scores (no alpha-beta plies): a deeper search neither
     # reads nor fills it.
     use_cache = use_cache and depth == 0
@@ -585,11 +604,11 @@ def score_children(
 def mcts_iteration(
     tree: tuple,
     root: np.ndarray,
-    scratch: tuple,
+    scratch: Scratch,
     ctx: SearchArrays,
     cache_keys: np.ndarray,
     cache_scores: np.ndarray,
-    kparams: np.ndarray,
+    kp: np.record,
     full: bool,
 ) -> bool:
     """One iteration; False when the stop flag cut the leaf's search (nothing backed up).
@@ -597,12 +616,13 @@ def mcts_iteration(
     ``full``: the tree is at its node budget, so a leaf that would be expanded is
     searched again one ply deeper instead (up to :data:`FULL_TREE_PLIES`) — the search
     goes on sharpening the leaves it has rather than stopping."""
-    s, moves, _t, _cm, _hist, record, path, info, finfo, keys = scratch
-    c_puct, alpha, fpu = kparams[K_C], kparams[K_ALPHA], kparams[K_FPU]
-    temperature, mix = kparams[K_TEMP], kparams[K_MIX]
-    uniform, quiesce = kparams[K_UNIFORM] != 0.0, kparams[K_QUIESCE] != 0.0
-    solver, use_cache = kparams[K_SOLVER] != 0.0, kparams[K_TT] != 0.0
-    evaluate_all = kparams[K_EVALUATE] != 0.0
+    s, moves, record, path = scratch.state, scratch.moves, scratch.record, scratch.path
+    info, finfo, keys = scratch.info, scratch.finfo, scratch.keys
+    c_puct, alpha, fpu = kp.c_puct, kp.alpha, kp.fpu
+    temperature, mix = kp.prior_temp, kp.prior_mix
+    uniform, quiesce = kp.uniform, kp.quiesce
+    solver, use_cache = kp.solver, kp.tt
+    evaluate_all = kp.evaluate
     expanded = False
     rescored = False  # (rescore) a node with children had its untried children scored again
     deeper = False  # a full tree's leaf visited again: searched deeper, not expanded
@@ -631,7 +651,7 @@ def mcts_iteration(
                 break
             if evaluate_all:
                 done = expand_evaluating(
-                    tree, node, length, scratch, ctx, cache_keys, cache_scores, kparams
+                    tree, node, length, scratch, ctx, cache_keys, cache_scores, kp
                 )
                 if done < 0:
                     return False
@@ -639,23 +659,19 @@ def mcts_iteration(
                 break  # the node's children scored: its new minimax value is backed up
             if expand(tree, node, scratch, temperature, uniform, mix, solver):
                 break  # proven by a child that ends the game
-        elif rescore_due(tree, node, kparams):
-            done = rescore_children(
-                tree, node, length, scratch, ctx, cache_keys, cache_scores, kparams
-            )
+        elif rescore_due(tree, node, kp):
+            done = rescore_children(tree, node, length, scratch, ctx, cache_keys, cache_scores, kp)
             if done < 0:
                 return False
             expanded = rescored = True
             break  # its untried replies scored deeper: its new minimax value is backed up
         elif flags[node] & PARTIAL and not refuted(tree, node):
-            done = resume_scoring(
-                tree, node, length, scratch, ctx, cache_keys, cache_scores, kparams
-            )
+            done = resume_scoring(tree, node, length, scratch, ctx, cache_keys, cache_scores, kp)
             if done < 0:
                 return False
             expanded = True
             break  # its other replies scored: its new minimax value is backed up
-        c = kparams[K_C_ROOT] if node == ROOT and kparams[K_C_ROOT] > 0.0 else c_puct
+        c = kp.c_root if node == ROOT and kp.c_root > 0.0 else c_puct
         child = select_puct(tree, node, c, alpha, fpu, solver)
         if child == NONE:
             break
@@ -663,14 +679,14 @@ def mcts_iteration(
         length = descend(tree, node, s, path, length, keys)
     info[T_PATH_LEN] = length
     # the depth of the leaf's search, or of its children's when it was expanded
-    own = search_depth(kparams, tree[DEPTH][node])  # the leaf's own depth, no rescore
+    own = search_depth(kp, tree[DEPTH][node])  # the leaf's own depth, no rescore
     if expanded:
-        depth = children_depth(tree, node, kparams)
+        depth = children_depth(tree, node, kp)
     elif deeper and evaluate_all:
         # Count on from the depth of the score it replaces: its parent scored it with the
         # parent's rescore plies already (the parent's visits only grow, so the re-search
         # is never shallower than that score, and each visit adds one).
-        depth = children_depth(tree, tree[PARENT][node], kparams)
+        depth = children_depth(tree, tree[PARENT][node], kp)
     else:
         depth = own
     info[T_SIM_DEPTH] = depth
@@ -725,11 +741,11 @@ def mcts_iteration(
 def complete_proof(
     tree: tuple,
     root: np.ndarray,
-    scratch: tuple,
+    scratch: Scratch,
     ctx: SearchArrays,
     cache_keys: np.ndarray,
     cache_scores: np.ndarray,
-    kparams: np.ndarray,
+    kp: np.record,
     stop: np.ndarray,
 ) -> None:
     """Expand the proven line from a proven root down to the game's end.
@@ -742,7 +758,8 @@ def complete_proof(
     expanding each childless node on it re-proves every ply — the children's scorings
     find the shorter mates — until a finished game ends the line, for the cost of a
     few expansions (one per ply of the mate)."""
-    s, moves, _t, _cm, _hist, _record, path, info, _finfo, keys = scratch
+    s, moves, path = scratch.state, scratch.moves, scratch.path
+    info, keys = scratch.info, scratch.keys
     flags, first_child = tree[FLAGS], tree[FIRST_CHILD]
     length = begin(root, s, path, info, keys)
     node = ROOT
@@ -759,9 +776,7 @@ def complete_proof(
                 settle_terminal(tree, node, True)
                 return
             if (
-                expand_evaluating(
-                    tree, node, length, scratch, ctx, cache_keys, cache_scores, kparams
-                )
+                expand_evaluating(tree, node, length, scratch, ctx, cache_keys, cache_scores, kp)
                 < 0
                 or first_child[node] == NONE
             ):
@@ -771,7 +786,7 @@ def complete_proof(
 
 
 @njit(cache=True, nogil=True)
-def refresh_reused(tree: tuple, kparams: np.ndarray) -> int:
+def refresh_reused(tree: tuple, kp: np.record) -> int:
     """After a move, let the reused tree's nodes near the new root be scored again at the
     depth the root's flow (``root_depth``) gives them now: each was
     scored two plies further from the root, by a shallower search (the new root's
@@ -787,7 +802,7 @@ def refresh_reused(tree: tuple, kparams: np.ndarray) -> int:
     parents[0] = ROOT
     count, cleared = 1, 0
     ply = 1
-    while count > 0 and search_depth(kparams, ply) > 0:
+    while count > 0 and search_depth(kp, ply) > 0:
         found = 0
         for i in range(count):
             parent = parents[i]
@@ -812,11 +827,11 @@ def refresh_reused(tree: tuple, kparams: np.ndarray) -> int:
 def mcts_run(
     tree: tuple,
     root: np.ndarray,
-    scratch: tuple,
+    scratch: Scratch,
     ctx: SearchArrays,
     cache_keys: np.ndarray,
     cache_scores: np.ndarray,
-    kparams: np.ndarray,
+    kp: np.record,
     max_iters: int,
     stop: np.ndarray,
     full: bool,
@@ -824,9 +839,10 @@ def mcts_run(
     """Up to ``max_iters`` iterations; stops early on the stop flag, a full tree (unless
     ``full`` says it is at its budget: then no node is added), or a root whose value is
     proven."""
-    # Borrowed views (engine.core.borrow): nothing below counts references to them.
+    # Borrowed views (engine.core.borrow): nothing below counts references to them (the
+    # record ``kp`` is passed by pointer, with no count to skip).
     tree, root, scratch, ctx = borrow(tree), borrow(root), borrow(scratch), borrow(ctx)
-    cache_keys, cache_scores, kparams = borrow(cache_keys), borrow(cache_scores), borrow(kparams)
+    cache_keys, cache_scores = borrow(cache_keys), borrow(cache_scores)
     stop = borrow(stop)
     # a root not yet expanded needs room even in a full tree
     room = 0 if full and tree[FIRST_CHILD][ROOT] != NONE else MAX_MOVES
@@ -835,10 +851,10 @@ def mcts_run(
         if code != GO_ON:
             return it, code
         if tree[FLAGS][ROOT] & PROVEN:
-            if kparams[K_SOLVER] != 0.0:
-                complete_proof(tree, root, scratch, ctx, cache_keys, cache_scores, kparams, stop)
+            if kp.solver:
+                complete_proof(tree, root, scratch, ctx, cache_keys, cache_scores, kp, stop)
             return it, SOLVED
-        if not mcts_iteration(tree, root, scratch, ctx, cache_keys, cache_scores, kparams, full):
+        if not mcts_iteration(tree, root, scratch, ctx, cache_keys, cache_scores, kp, full):
             return it, STOPPED
     return max_iters, DONE
 
@@ -1199,19 +1215,23 @@ class MCTS(Algorithm):
     race_partner = "uct"  # the textbook algorithm against the one built for strength
 
     @classmethod
-    def kernel_params(cls, params: dict[str, Any]) -> np.ndarray:
-        kp = np.zeros(KERNEL_PARAMS, dtype=np.float64)
-        kp[K_C], kp[K_ALPHA], kp[K_FPU] = params["c_puct"], params["alpha"], params["fpu"]
-        kp[K_TEMP], kp[K_MIX] = params["prior_temp"], params["prior_mix"]
-        kp[K_UNIFORM] = params["prior"] == "none"
-        kp[K_QUIESCE] = params["leaf"] == "quiescence"
-        kp[K_SOLVER] = params["solver"]
-        kp[K_TT] = params["tt"]
-        kp[K_EVALUATE] = params["expand"] == "evaluate"
-        kp[K_ROOT_DEPTH] = params["root_depth"]
-        kp[K_C_ROOT] = params["c_root"]
-        kp[K_RESCORE] = params["rescore"]
-        return kp
+    def kernel_params(cls, params: dict[str, Any]) -> np.record:
+        return kernel_record(
+            KERNEL_PARAMS,
+            c_puct=params["c_puct"],
+            c_root=params["c_root"],
+            alpha=params["alpha"],
+            fpu=params["fpu"],
+            prior_temp=params["prior_temp"],
+            prior_mix=params["prior_mix"],
+            uniform=params["prior"] == "none",
+            quiesce=params["leaf"] == "quiescence",
+            solver=params["solver"],
+            tt=params["tt"],
+            evaluate=params["expand"] == "evaluate",
+            root_depth=params["root_depth"],
+            rescore=params["rescore"],
+        )
 
     @classmethod
     def node_params(cls, params: dict[str, Any], at_root: bool) -> dict[str, Any]:

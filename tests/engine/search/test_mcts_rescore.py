@@ -11,7 +11,6 @@ import pytest
 from engine.rules.convert import state_from_fen
 from engine.search.algorithms.mcts import (
     FULL_TREE_PLIES,
-    K_RESCORE,
     MCTS,
     RESCORE_GROWTH,
     RESCORE_VISITS,
@@ -37,7 +36,7 @@ BASE = {
 }
 
 
-def kernel(**params: object) -> np.ndarray:
+def kernel(**params: object) -> np.record:
     return MCTS.kernel_params(MCTS.validate(dict(params), "chess"))
 
 
@@ -101,7 +100,7 @@ def kept_tree(rescore: int):
     past its first threshold. Returns the controller and the children cleared."""
     controller = reused_tree(refresh=True)
     worker = controller.workers[0]
-    worker.kparams[K_RESCORE] = rescore
+    worker.kparams.rescore = rescore
     tree = worker.tree
     visits = int(tree.visits[ROOT])
     assert RESCORE_VISITS < visits < RESCORE_VISITS * RESCORE_GROWTH
