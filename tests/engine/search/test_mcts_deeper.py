@@ -16,7 +16,7 @@ from engine.core.state import MAX_MOVES
 from engine.eval.evaluate import PLY_PENALTY, WIN
 from engine.rules.convert import move_to_uci, state_from_fen
 from engine.search.algorithm import PROVEN_LOSS, PROVEN_WIN
-from engine.search.algorithms.mcts import FULL_TREE_PLIES
+from engine.search.algorithms.mcts.depth import FULL_TREE_PLIES
 from engine.search.controller import SearchController
 from engine.search.parts.alphabeta import QCHECKS, QPRUNE, SearchContext
 from engine.search.parts.implicit import implicit_value

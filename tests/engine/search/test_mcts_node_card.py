@@ -14,7 +14,7 @@ import pytest
 
 from engine.core.state import HASH
 from engine.rules.convert import state_from_fen
-from engine.search.algorithms.mcts import untried
+from engine.search.algorithms.mcts.depth import untried
 from engine.search.controller import SearchController
 from engine.search.inspect import node_details
 from engine.search.tree import EVALUATED, NONE, PARTIAL, ROOT, TERMINAL

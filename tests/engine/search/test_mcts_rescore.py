@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from engine.rules.convert import state_from_fen
-from engine.search.algorithms.mcts import (
+from engine.search.algorithms.mcts import MCTS
+from engine.search.algorithms.mcts.depth import (
     FULL_TREE_PLIES,
-    MCTS,
     RESCORE_GROWTH,
     RESCORE_VISITS,
     untried,
