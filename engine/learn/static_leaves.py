@@ -35,7 +35,7 @@ def static_positions(
     move) and the index of its game (for holding games out)."""
     from engine.core.games import legal_moves, make_move, status
     from engine.core.state import MAX_MOVES, ONGOING, TURN
-    from engine.search.alphabeta_core import SearchContext, minimax_value
+    from engine.search.parts.alphabeta import SearchContext, minimax_value
 
     rng = np.random.default_rng([seed, 0x51A71C])
     ctx = SearchContext(16)

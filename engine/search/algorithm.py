@@ -27,6 +27,7 @@ from engine.search.codes import DONE, FULL, INFO_SIZE, MAX_PATH
 from engine.search.params import EVAL_PARAM, ParamSpec, validate
 from engine.search.parts.path import HIST_MAX
 from engine.search.parts.pv import PV_VISITS, pv_score, pv_walk
+from engine.search.scratch import Scratch
 from engine.search.tree import (
     NONE,
     ROOT,
@@ -318,7 +319,8 @@ class Algorithm:
         return params
 
     @classmethod
-    def kernel_params(cls, params: dict[str, Any]) -> np.ndarray:
+    def kernel_params(cls, params: dict[str, Any]) -> np.record:
+        """The parameters the kernel reads, as one numba record (fields by name)."""
         raise NotImplementedError
 
 
@@ -381,13 +383,21 @@ class Worker:
         # (set before every kernel call; see Algorithm.plays_on_full).
         self.full = False
 
-    def scratch(self, trace: bool) -> tuple[np.ndarray, ...]:
-        """The arrays a kernel iteration works in, as one tuple (its order is what every
-        MCTS kernel unpacks); ``trace`` records the playout's moves."""
-        return (
-            self.state, self.moves, self.child_state, self.child_moves, self.hist,
-            self.record if trace else self.no_record, self.path, self.info, self.finfo, self.keys,
-        )  # fmt: skip
+    def scratch(self, trace: bool) -> Scratch:
+        """The arrays a kernel iteration works in, by name; ``trace`` records the
+        playout's (or the leaf search's) moves."""
+        return Scratch(
+            state=self.state,
+            moves=self.moves,
+            child_state=self.child_state,
+            child_moves=self.child_moves,
+            hist=self.hist,
+            record=self.record if trace else self.no_record,
+            path=self.path,
+            info=self.info,
+            finfo=self.finfo,
+            keys=self.keys,
+        )
 
     @property
     def history_keys(self) -> list[int]:

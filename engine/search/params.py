@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
+
 from engine.errors import InvalidParameterError
 
 
@@ -131,3 +133,16 @@ def validate(
             # Only a default asked for it: the hand evaluation, which needs no file, serves.
             out[EVAL_PARAM.name] = "hand"
     return out
+
+
+def kernel_record(dtype: np.dtype, **fields: Any) -> np.record:
+    """One record of ``dtype`` (a numba record: the kernel reads ``kp.c``, never a slot
+    number) with every field set by name. A field left out would be a silent zero in the
+    kernel, so every one must be given."""
+    names = set(dtype.names or ())
+    if set(fields) != names:
+        raise ValueError(f"kernel record fields {sorted(names)}; given {sorted(fields)}")
+    record = np.zeros(1, dtype=dtype).view(np.recarray)[0]
+    for name, value in fields.items():
+        record[name] = value
+    return record

@@ -29,7 +29,10 @@ from engine.search.algorithm import (
     SelectionTerms,
     proof_from_value,
 )
-from engine.search.alphabeta_core import (
+from engine.search.codes import DONE, EXHAUSTED, ROOT_TERMINAL, STOPPED
+from engine.search.info import SearchInfo
+from engine.search.params import ParamSpec
+from engine.search.parts.alphabeta import (
     ABORTED,
     EXACT,
     MAX_PLY,
@@ -38,9 +41,6 @@ from engine.search.alphabeta_core import (
     SearchContext,
     search_root,
 )
-from engine.search.codes import DONE, EXHAUSTED, ROOT_TERMINAL, STOPPED
-from engine.search.info import SearchInfo
-from engine.search.params import ParamSpec
 
 PV_LIMIT = 32
 

@@ -39,7 +39,6 @@ from engine.search.algorithm import (
     Worker,
     proof_from_value,
 )
-from engine.search.alphabeta_core import ABORTED, SearchContext
 from engine.search.codes import (
     DONE,
     F_SCORE,
@@ -51,13 +50,15 @@ from engine.search.codes import (
     T_PATH_LEN,
     T_SIM_STATUS,
 )
-from engine.search.params import ParamSpec
+from engine.search.params import ParamSpec, kernel_record
+from engine.search.parts.alphabeta import ABORTED, SearchArrays, SearchContext
 from engine.search.parts.backup import backup_negamax, backup_negamax_proofs
 from engine.search.parts.expand import expand_all, expand_all_quiescence
 from engine.search.parts.final import value_plus_log_visits
 from engine.search.parts.path import HIST_MAX, begin, descend, guard, record_new
 from engine.search.parts.pv import PV_VALUE
 from engine.search.parts.select import bfms_score, select_bfms
+from engine.search.scratch import Scratch
 from engine.search.tree import (
     FIRST_CHILD,
     FLAGS,
@@ -70,21 +71,31 @@ from engine.search.tree import (
     VALUE,
 )
 
+#: What the kernel reads (:meth:`BFMS.kernel_params`): the exploration weight ``C``, the
+#: first-play urgency, whether new children are scored by a quiescence search
+#: (``leaf=quiescence``), and whether proofs are kept (``solver``).
+KERNEL_PARAMS = np.dtype(
+    [("c", np.float64), ("fpu", np.float64), ("quiesce", np.bool_), ("solver", np.bool_)],
+    align=True,
+)
+
 
 @njit(cache=True, nogil=True)
 def bfms_iteration(
     tree: tuple,
     root: np.ndarray,
-    scratch: tuple,
+    scratch: Scratch,
     c: float,
     fpu: float,
-    ctx: tuple,
+    ctx: SearchArrays,
     quiesce: bool,
     solver: bool,
 ) -> bool:
     """One iteration; False when the stop flag cut a leaf's quiescence search short
     (its expansion is undone and nothing is backed up)."""
-    s, moves, child_state, child_moves, _hist, _record, path, info, finfo, keys = scratch
+    s, moves = scratch.state, scratch.moves
+    child_state, child_moves = scratch.child_state, scratch.child_moves
+    path, info, finfo, keys = scratch.path, scratch.info, scratch.finfo, scratch.keys
     flags = tree[FLAGS]
     length = begin(root, s, path, info, keys)
     node = ROOT
@@ -128,17 +139,16 @@ def bfms_iteration(
 def bfms_run(
     tree: tuple,
     root: np.ndarray,
-    scratch: tuple,
-    ctx: tuple,
-    kparams: np.ndarray,
+    scratch: Scratch,
+    ctx: SearchArrays,
+    kp: np.record,
     max_iters: int,
     stop: np.ndarray,
 ) -> tuple[int, int]:
     # Borrowed views (engine.core.borrow): nothing below counts references to them.
     tree, root, scratch, ctx = borrow(tree), borrow(root), borrow(scratch), borrow(ctx)
-    kparams, stop = borrow(kparams), borrow(stop)
-    c, fpu = kparams[0], kparams[1]
-    quiesce, solver = kparams[2] != 0.0, kparams[3] != 0.0
+    stop = borrow(stop)
+    c, fpu, quiesce, solver = kp.c, kp.fpu, kp.quiesce, kp.solver
     for it in range(max_iters):
         code = guard(tree, stop, MAX_MOVES)
         if code != GO_ON:
@@ -201,10 +211,13 @@ class BFMS(Algorithm):
         return child.value
 
     @classmethod
-    def kernel_params(cls, params: dict[str, Any]) -> np.ndarray:
-        return np.array(
-            [params["C"], params["fpu"], params["leaf"] == "quiescence", params["solver"]],
-            dtype=np.float64,
+    def kernel_params(cls, params: dict[str, Any]) -> np.record:
+        return kernel_record(
+            KERNEL_PARAMS,
+            c=params["C"],
+            fpu=params["fpu"],
+            quiesce=params["leaf"] == "quiescence",
+            solver=params["solver"],
         )
 
     @classmethod

@@ -35,21 +35,30 @@ from engine.search.codes import (
     T_SIM_STATUS,
     T_SIM_WHITE,
 )
-from engine.search.params import ParamSpec
+from engine.search.params import ParamSpec, kernel_record
 from engine.search.parts.backup import backup_average
 from engine.search.parts.expand import expand_one, look
 from engine.search.parts.final import FINAL_PARAM
 from engine.search.parts.path import HIST_MAX, begin, descend, guard, record_new
 from engine.search.parts.select import select_ucb1
 from engine.search.parts.simulate import outcome_reward, playout_reward
+from engine.search.scratch import Scratch
 from engine.search.tree import FLAGS, NUM_CHILDREN, NUM_LEGAL, OUTCOME, ROOT, TERMINAL, UNKNOWN
+
+#: What the kernel reads (:meth:`UCT.kernel_params`): the exploration constant, the playout
+#: policy (``engine.core.playout.POLICIES``), the playout's ply cap, and whether a playout
+#: the cap cuts off is scored by the evaluation (``at_cap=eval``).
+KERNEL_PARAMS = np.dtype(
+    [("c", np.float64), ("policy", np.int64), ("ply_cap", np.int64), ("cap_eval", np.bool_)],
+    align=True,
+)
 
 
 @njit(cache=True, nogil=True)
 def uct_iteration(
     tree: tuple,
     root: np.ndarray,
-    scratch: tuple,
+    scratch: Scratch,
     rng: np.ndarray,
     c: float,
     policy: int,
@@ -57,7 +66,8 @@ def uct_iteration(
     cap_eval: bool,
 ) -> None:
     """One UCT iteration: select, expand one, playout, back up. Trace in path/info/finfo/record."""
-    s, moves, _child_state, _child_moves, hist, record, path, info, finfo, keys = scratch
+    s, moves, hist, record = scratch.state, scratch.moves, scratch.hist, scratch.record
+    path, info, finfo, keys = scratch.path, scratch.info, scratch.finfo, scratch.keys
     flags, num_legal, num_children = tree[FLAGS], tree[NUM_LEGAL], tree[NUM_CHILDREN]
     length = begin(root, s, path, info, keys)
     node = ROOT
@@ -96,18 +106,17 @@ def uct_iteration(
 def uct_run(
     tree: tuple,
     root: np.ndarray,
-    scratch: tuple,
+    scratch: Scratch,
     rng: np.ndarray,
-    kparams: np.ndarray,
+    kp: np.record,
     max_iters: int,
     stop: np.ndarray,
 ) -> tuple[int, int]:
     """Up to ``max_iters`` iterations; stops early on the stop flag or a full tree."""
     # Borrowed views (engine.core.borrow): nothing below counts references to them.
     tree, root, scratch, rng = borrow(tree), borrow(root), borrow(scratch), borrow(rng)
-    kparams, stop = borrow(kparams), borrow(stop)
-    c, policy, ply_cap = kparams[0], np.int64(kparams[1]), np.int64(kparams[2])
-    cap_eval = kparams[3] != 0.0
+    stop = borrow(stop)
+    c, policy, ply_cap, cap_eval = kp.c, kp.policy, kp.ply_cap, kp.cap_eval
     for it in range(max_iters):
         code = guard(tree, stop, 1)
         if code != GO_ON:
@@ -150,15 +159,13 @@ class UCT(UCB1Family):
     )  # fmt: skip
 
     @classmethod
-    def kernel_params(cls, params: dict[str, Any]) -> np.ndarray:
-        return np.array(
-            [
-                params["c"],
-                POLICIES[params["policy"]],
-                params["ply_cap"],
-                params["at_cap"] == "eval",
-            ],
-            dtype=np.float64,
+    def kernel_params(cls, params: dict[str, Any]) -> np.record:
+        return kernel_record(
+            KERNEL_PARAMS,
+            c=params["c"],
+            policy=POLICIES[params["policy"]],
+            ply_cap=params["ply_cap"],
+            cap_eval=params["at_cap"] == "eval",
         )
 
     @classmethod

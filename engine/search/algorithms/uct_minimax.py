@@ -20,7 +20,6 @@ from engine.core.borrow import borrow
 from engine.core.state import MAX_MOVES
 from engine.search.algorithm import Worker
 from engine.search.algorithms.ucb1_family import C_PARAM, UCB1Family
-from engine.search.alphabeta_core import ABORTED, SearchContext
 from engine.search.codes import (
     DONE,
     F_REWARD,
@@ -33,13 +32,15 @@ from engine.search.codes import (
     T_SIM_PLIES,
     T_SIM_STATUS,
 )
-from engine.search.params import ParamSpec, eval_param
+from engine.search.params import ParamSpec, eval_param, kernel_record
+from engine.search.parts.alphabeta import ABORTED, SearchArrays, SearchContext
 from engine.search.parts.backup import backup_average
 from engine.search.parts.expand import expand_all, look
 from engine.search.parts.final import FINAL_PARAM
 from engine.search.parts.path import HIST_MAX, begin, descend, guard, record_new
 from engine.search.parts.select import random_unvisited, select_ucb1
 from engine.search.parts.simulate import minimax_reward, outcome_reward
+from engine.search.scratch import Scratch
 from engine.search.tree import (
     DEPTH,
     FIRST_CHILD,
@@ -54,13 +55,27 @@ from engine.search.tree import (
     USED,
 )
 
+#: What the kernel reads (:meth:`UCTMinimax.kernel_params`): the exploration constant, the
+#: leaf search's depth, whether the reward is the scaled score (``reward=scaled``) rather
+#: than its sign, whether the leaf search ends in quiescence, and the sign's draw margin.
+KERNEL_PARAMS = np.dtype(
+    [
+        ("c", np.float64),
+        ("depth", np.int64),
+        ("scaled", np.bool_),
+        ("quiesce", np.bool_),
+        ("draw_margin", np.float64),
+    ],
+    align=True,
+)
+
 
 @njit(cache=True, nogil=True)
 def uct_minimax_iteration(
     tree: tuple,
     root: np.ndarray,
-    scratch: tuple,
-    ctx: tuple,
+    scratch: Scratch,
+    ctx: SearchArrays,
     rng: np.ndarray,
     c: float,
     depth: int,
@@ -69,7 +84,9 @@ def uct_minimax_iteration(
     draw_margin: float,
 ) -> bool:
     """One iteration; False when the leaf search was stopped half-way (nothing backed up)."""
-    s, moves, child_state, child_moves, _hist, _record, path, info, finfo, keys = scratch
+    s, moves = scratch.state, scratch.moves
+    child_state, child_moves = scratch.child_state, scratch.child_moves
+    path, info, finfo, keys = scratch.path, scratch.info, scratch.finfo, scratch.keys
     flags = tree[FLAGS]
     length = begin(root, s, path, info, keys)
     node = ROOT
@@ -100,7 +117,7 @@ def uct_minimax_iteration(
         reward, score = minimax_reward(
             ctx, s, depth, quiesce, tree[DEPTH][node], scaled, draw_margin
         )
-        if ctx[11][ABORTED]:
+        if ctx.stats[ABORTED]:
             # The controller's stop reached the leaf search (a deep one, with quiescence,
             # can run for a second): its score is meaningless, so the iteration ends here.
             # The children it expanded stay, unvisited, as after any expansion.
@@ -117,18 +134,18 @@ def uct_minimax_iteration(
 def uct_minimax_run(
     tree: tuple,
     root: np.ndarray,
-    scratch: tuple,
-    ctx: tuple,
+    scratch: Scratch,
+    ctx: SearchArrays,
     rng: np.ndarray,
-    kparams: np.ndarray,
+    kp: np.record,
     max_iters: int,
     stop: np.ndarray,
 ) -> tuple[int, int]:
     # Borrowed views (engine.core.borrow): nothing below counts references to them.
     tree, root, scratch, ctx = borrow(tree), borrow(root), borrow(scratch), borrow(ctx)
-    rng, kparams, stop = borrow(rng), borrow(kparams), borrow(stop)
-    c, depth = kparams[0], np.int64(kparams[1])
-    scaled, quiesce, draw_margin = kparams[2] != 0.0, kparams[3] != 0.0, kparams[4]
+    rng, stop = borrow(rng), borrow(stop)
+    c, depth = kp.c, kp.depth
+    scaled, quiesce, draw_margin = kp.scaled, kp.quiesce, kp.draw_margin
     for it in range(max_iters):
         code = guard(tree, stop, MAX_MOVES)
         if code != GO_ON:
@@ -175,16 +192,14 @@ class UCTMinimax(UCB1Family):
     free_per_iteration = MAX_MOVES
 
     @classmethod
-    def kernel_params(cls, params: dict[str, Any]) -> np.ndarray:
-        return np.array(
-            [
-                params["c"],
-                params["depth"],
-                params["reward"] == "scaled",
-                params["quiescence"],
-                params["draw_margin"],
-            ],
-            dtype=np.float64,
+    def kernel_params(cls, params: dict[str, Any]) -> np.record:
+        return kernel_record(
+            KERNEL_PARAMS,
+            c=params["c"],
+            depth=params["depth"],
+            scaled=params["reward"] == "scaled",
+            quiesce=params["quiescence"],
+            draw_margin=params["draw_margin"],
         )
 
     @classmethod

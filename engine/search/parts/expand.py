@@ -17,8 +17,8 @@ from engine.core.bits import rng_below
 from engine.core.games import in_check, legal_moves, make_move, result, status
 from engine.core.state import HASH, ONGOING, TURN
 from engine.eval.evaluate import evaluate, game_value
-from engine.search.alphabeta_core import ABORTED, qsearch
-from engine.search.alphabeta_core import INF as QINF
+from engine.search.parts.alphabeta import ABORTED, SearchArrays, qsearch
+from engine.search.parts.alphabeta import INF as QINF
 from engine.search.parts.path import HIST_MAX, repeated
 from engine.search.parts.prior import move_gain, normalise_priors
 from engine.search.tree import (
@@ -200,10 +200,10 @@ def expand_all_quiescence(
     child_moves: np.ndarray,
     keys: np.ndarray,
     index: int,
-    ctx: tuple,
+    ctx: SearchArrays,
 ) -> int:
     """:func:`expand_all` with ``evaluate_children``, each child's ``value`` being its
-    quiescence score (:func:`engine.search.alphabeta_core.qsearch`, clamped to [-1, 1];
+    quiescence score (:func:`engine.search.parts.alphabeta.qsearch`, clamped to [-1, 1];
     ``eval`` keeps the static evaluation). Returns -1, with every child it made removed
     again, when the controller's stop cut a quiescence search short."""
     n = legal_moves(s, moves)
@@ -221,9 +221,9 @@ def expand_all_quiescence(
         if look(tree, child, child_state, child_moves, keys, index + 1):
             tree[VALUE][child] = game_value(tree[OUTCOME][child], depth)
             continue
-        ctx[0][0] = child_state
+        ctx.states[0] = child_state
         score = qsearch(ctx, 0, -QINF, QINF, depth, 0)
-        if ctx[11][ABORTED]:
+        if ctx.stats[ABORTED]:
             meta[USED] = first_new  # the children made so far go again
             meta[DEPTH_SUM] -= depth * (i + 1)
             tree[FIRST_CHILD][node] = NONE

@@ -2,7 +2,7 @@
 
 A static evaluation is blind to a capture in progress: after 1.e4 a6 2.Bc4 Nf6 3.Qh5,
 …Nxh5 reads "a queen up" and …d6 reads "equal", but so does every reply that lets
-Qxf7 mate. The quiescence search (:func:`engine.search.alphabeta_core.qsearch`)
+Qxf7 mate. The quiescence search (:func:`engine.search.parts.alphabeta.qsearch`)
 plays the captures and promotions out — every evasion when in check — until the
 position is quiet, and evaluates there; the MCTS reward is that score squashed to
 [0, 1] (early playout termination at depth 0, with a search instead of a playout).
@@ -20,10 +20,11 @@ from numba import njit
 from engine.core.bits import table_slot
 from engine.core.games import in_check
 from engine.core.state import HASH
-from engine.search.alphabeta_core import (
+from engine.search.parts.alphabeta import (
     ABORTED,
     INF,
     NODES,
+    SearchArrays,
     evaluate_cached,
     negamax,
     qsearch,
@@ -48,7 +49,7 @@ class LeafCache:
 
 @njit(cache=True, nogil=True)
 def leaf_score(
-    ctx: tuple,
+    ctx: SearchArrays,
     s: np.ndarray,
     quiesce: bool,
     depth: int,
@@ -65,10 +66,10 @@ def leaf_score(
     key = s[HASH]
     slot = table_slot(cache_keys, key)
     if use_cache and cache_keys[slot] == key:
-        ctx[5][0] = 0
+        ctx.pv_len[0] = 0
         return float(cache_scores[slot]), True
     score = search_score(ctx, s, quiesce, depth, ply_offset)
-    if ctx[11][ABORTED]:
+    if ctx.stats[ABORTED]:
         return 0.0, False
     if use_cache:
         cache_keys[slot] = key
@@ -77,20 +78,22 @@ def leaf_score(
 
 
 @njit(cache=True, nogil=True)
-def search_score(ctx: tuple, s: np.ndarray, quiesce: bool, depth: int, ply_offset: int) -> float:
+def search_score(
+    ctx: SearchArrays, s: np.ndarray, quiesce: bool, depth: int, ply_offset: int
+) -> float:
     """The leaf search itself, full window, no table: alpha-beta to ``depth`` plies ending
     in the quiescence search (or the evaluation), clamped to [-1, 1] — a mate met inside
     it saturates. The line is left in ``ctx``'s PV row 0; a stopped search returns 0 with
     ``ctx``'s ABORTED set."""
     score = window_score(ctx, s, quiesce, depth, -INF, INF, ply_offset)
-    if ctx[11][ABORTED]:
+    if ctx.stats[ABORTED]:
         return 0.0
     return min(1.0, max(-1.0, score))
 
 
 @njit(cache=True, nogil=True)
 def window_score(
-    ctx: tuple,
+    ctx: SearchArrays,
     s: np.ndarray,
     quiesce: bool,
     depth: int,
@@ -110,13 +113,13 @@ def window_score(
         # score at or above ``beta``) reads otherwise.
         stand = evaluate_cached(ctx, s)
         if stand >= beta:
-            ctx[5][0] = 0
-            ctx[11][NODES] += 1
+            ctx.pv_len[0] = 0
+            ctx.stats[NODES] += 1
             return stand
-    ctx[0][0] = s
+    ctx.states[0] = s
     if depth > 0:
         return negamax(ctx, 0, depth, alpha, beta, quiesce, ply_offset)
     if quiesce:
         return qsearch(ctx, 0, alpha, beta, ply_offset, 0)
-    ctx[5][0] = 0
+    ctx.pv_len[0] = 0
     return evaluate_cached(ctx, s)

@@ -13,8 +13,8 @@ from engine.core.games import legal_moves, status
 from engine.core.playout import playout
 from engine.core.state import ONGOING, PLY_CAP, TURN
 from engine.eval.evaluate import evaluate
-from engine.search.alphabeta_core import minimax_value
 from engine.search.codes import CUT_EVAL
+from engine.search.parts.alphabeta import SearchArrays, minimax_value
 
 
 @njit(cache=True, nogil=True)
@@ -63,7 +63,7 @@ def playout_reward(
 
 @njit(cache=True, nogil=True)
 def minimax_reward(
-    ctx: tuple,
+    ctx: SearchArrays,
     s: np.ndarray,
     depth: int,
     quiesce: bool,

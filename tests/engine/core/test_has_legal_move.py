@@ -14,7 +14,7 @@ from engine.core.games import has_legal_move, legal_moves
 from engine.core.state import MAX_MOVES
 from engine.eval.evaluate import evaluate
 from engine.rules.convert import state_from_board, state_from_fen
-from engine.search.alphabeta_core import INF, SearchContext, qsearch
+from engine.search.parts.alphabeta import INF, SearchContext, qsearch
 from tests.positions import random_positions
 
 BUF = np.zeros(MAX_MOVES, dtype=np.int32)  # has_legal_move's scratch

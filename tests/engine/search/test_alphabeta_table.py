@@ -14,7 +14,7 @@ import numpy as np
 from engine.core.games import make_move
 from engine.eval.evaluate import WIN
 from engine.rules.convert import state_from_fen, uci_to_move
-from engine.search.alphabeta_core import SearchContext, minimax_value
+from engine.search.parts.alphabeta import SearchContext, minimax_value
 
 # Qd8+ Bxd8 Re8#: White mates in three plies.
 QUEEN_SACRIFICE_MATE = "r1b2k1r/ppp1bppp/8/1B1Q4/5q2/2P5/PPP2PPP/R3R1K1 w - - 1 0"

@@ -20,7 +20,7 @@ from engine.core.state import (
 )
 from engine.eval.evaluate import evaluate, evaluate_into
 from engine.rules.convert import state_from_fen
-from engine.search.alphabeta_core import INF, NODES, SearchContext, evaluate_cached, qsearch
+from engine.search.parts.alphabeta import INF, NODES, SearchContext, evaluate_cached, qsearch
 from tests.positions import random_positions
 
 

@@ -17,9 +17,9 @@ from engine.eval.evaluate import PLY_PENALTY, WIN
 from engine.explain.step import step_trace
 from engine.rules.convert import move_to_uci, state_from_fen
 from engine.search.algorithm import PROVEN_LOSS, PROVEN_WIN
-from engine.search.algorithms.mcts import FULL_TREE_PLIES
-from engine.search.alphabeta_core import QCHECKS, QPRUNE, SearchContext
+from engine.search.algorithms.mcts.depth import FULL_TREE_PLIES
 from engine.search.controller import SearchController
+from engine.search.parts.alphabeta import QCHECKS, QPRUNE, SearchContext
 from engine.search.parts.implicit import implicit_value
 from engine.search.parts.leaf import LeafCache, leaf_score
 from engine.search.tree import EVALUATED, NONE, PARTIAL, PROVEN, ROOT, TERMINAL

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.search.algorithm import NOT_PROVEN, PROVEN_DRAW, PROVEN_WIN
-from engine.search.algorithms.mcts import DRAW_MARGIN, MCTS
+from engine.search.algorithms.mcts.algorithm import DRAW_MARGIN, MCTS
 from engine.search.info import MoveStats
 
 

@@ -16,7 +16,7 @@ from engine.core.state import HASH
 from engine.explain.nodes import node_details
 from engine.explain.step import step_trace
 from engine.rules.convert import state_from_fen
-from engine.search.algorithms.mcts import untried
+from engine.search.algorithms.mcts.depth import untried
 from engine.search.controller import SearchController
 from engine.search.tree import EVALUATED, NONE, PARTIAL, ROOT, TERMINAL
 

@@ -11,8 +11,8 @@ from engine.core.state import MAX_MOVES
 from engine.eval.evaluate import WIN, evaluate
 from engine.explain.step import step_trace
 from engine.rules.convert import move_to_uci, state_from_fen, uci_to_move
-from engine.search.alphabeta_core import SearchContext
 from engine.search.controller import SearchController
+from engine.search.parts.alphabeta import SearchContext
 from engine.search.parts.expand import expand_with_priors
 from engine.search.parts.implicit import best_evaluated, implicit_value
 from engine.search.parts.leaf import LeafCache, leaf_score
@@ -305,7 +305,7 @@ def test_a_null_window_leaf_search_that_stands_pat_at_once_equals_the_quiescence
     # pat at or above beta; the score must be the quiescence search's own, whichever
     # window, in every position with a legal move (the walk's positions all have one; a
     # stalemate is the one exception, and expansion marks it as finished first).
-    from engine.search.alphabeta_core import QCHECKS, qsearch
+    from engine.search.parts.alphabeta import QCHECKS, qsearch
     from engine.search.parts.leaf import window_score
 
     ctx = SearchContext(tt_bits=8)
@@ -324,7 +324,7 @@ def test_a_null_window_leaf_search_that_stands_pat_at_once_equals_the_quiescence
 
 
 def quiescence(s: np.ndarray, prune: bool) -> tuple[float, int]:
-    from engine.search.alphabeta_core import INF, NODES, QCHECKS, QPRUNE, qsearch
+    from engine.search.parts.alphabeta import INF, NODES, QCHECKS, QPRUNE, qsearch
 
     ctx = SearchContext(tt_bits=8)
     ctx.stats[QCHECKS] = 2

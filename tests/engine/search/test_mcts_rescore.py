@@ -10,10 +10,9 @@ import pytest
 
 from engine.explain.step import step_trace
 from engine.rules.convert import state_from_fen
-from engine.search.algorithms.mcts import (
+from engine.search.algorithms.mcts import MCTS
+from engine.search.algorithms.mcts.depth import (
     FULL_TREE_PLIES,
-    K_RESCORE,
-    MCTS,
     RESCORE_GROWTH,
     RESCORE_VISITS,
     untried,
@@ -38,7 +37,7 @@ BASE = {
 }
 
 
-def kernel(**params: object) -> np.ndarray:
+def kernel(**params: object) -> np.record:
     return MCTS.kernel_params(MCTS.validate(dict(params), "chess"))
 
 
@@ -102,7 +101,7 @@ def kept_tree(rescore: int):
     past its first threshold. Returns the controller and the children cleared."""
     controller = reused_tree(refresh=True)
     worker = controller.workers[0]
-    worker.kparams[K_RESCORE] = rescore
+    worker.kparams.rescore = rescore
     tree = worker.tree
     visits = int(tree.visits[ROOT])
     assert RESCORE_VISITS < visits < RESCORE_VISITS * RESCORE_GROWTH

@@ -12,7 +12,8 @@ from engine.eval.evaluate import WIN
 from engine.explain.step import step_trace
 from engine.rules.convert import move_to_uci
 from engine.search.algorithm import NOT_PROVEN, PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN
-from engine.search.algorithms.mcts import MCTS, MCTSChildStats
+from engine.search.algorithms.mcts import MCTS
+from engine.search.algorithms.mcts.worker import MCTSChildStats
 from engine.search.controller import SearchController
 from engine.search.parts.implicit import implicit_value
 from engine.search.tree import EVALUATED, NONE, OUTCOME, PROVEN, ROOT

@@ -14,10 +14,12 @@ since the last irreversible move, scores as a draw.
 The recursive kernels carry explicit signatures: numba's on-disk cache
 mis-loads lazily typed recursive functions, so every argument type is fixed
 here and callers must pass exactly these array kinds (:class:`SearchContext`
-builds them).
+builds them, as one :class:`SearchArrays` whose fields the kernels read by name).
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, types
@@ -69,26 +71,51 @@ STATS_SIZE = 7
 # transposition-table bound flags
 EXACT, LOWER, UPPER = 0, 1, 2
 
-CONTEXT = types.Tuple(
+
+class SearchArrays(NamedTuple):
+    """A searcher's arrays as the kernels take them (``ctx``): a named tuple, which numba
+    compiles as a plain tuple, so ``ctx.pv_len`` costs what a slot number did."""
+
+    states: np.ndarray  # uint64[ply, STATE_SIZE]: the position at each ply of the line
+    moves: np.ndarray  # int32[ply, MAX_MOVES]: each ply's legal moves
+    order: np.ndarray  # int32[ply, MAX_MOVES]: their ordering scores
+    killers: np.ndarray  # int32[ply, 2]: the killer moves of each ply
+    pv: np.ndarray  # int32[ply, ply]: the triangular principal-variation table
+    pv_len: np.ndarray  # int64[ply]: the length of each ply's line in ``pv``
+    tt_key: np.ndarray  # uint64[slot]: the transposition table's keys
+    tt_move: np.ndarray  # int32[slot]: its best moves
+    tt_score: np.ndarray  # float64[slot]: its scores (a mate relative to the node)
+    tt_depth: np.ndarray  # int16[slot]: its depths
+    tt_flag: np.ndarray  # int8[slot]: its bounds (EXACT, LOWER, UPPER)
+    stats: np.ndarray  # int64[STATS_SIZE]: counters and switches (NODES … QPRUNE)
+    stop: np.ndarray  # uint8[1]: the stop flag, set by another thread
+    history: np.ndarray  # uint64: keys of the game's earlier positions (for repetition)
+    features: np.ndarray  # float64: the evaluation's feature scratch (evaluate_into)
+    eval_keys: np.ndarray  # uint64[slot]: the evaluation cache's keys (evaluate_cached)
+    eval_scores: np.ndarray  # float64[slot]: its scores
+
+
+CONTEXT = types.NamedTuple(
     (
-        types.uint64[:, ::1],  # states, one row per ply
-        types.int32[:, ::1],  # moves, one row per ply
-        types.int32[:, ::1],  # ordering scores, one row per ply
-        types.int32[:, ::1],  # killers[ply, 2]
-        types.int32[:, ::1],  # triangular principal-variation table
-        types.int64[::1],  # pv length per ply
-        types.uint64[::1],  # tt key
-        types.int32[::1],  # tt best move
-        types.float64[::1],  # tt score (mate scores relative to the node)
-        types.int16[::1],  # tt depth
-        types.int8[::1],  # tt bound flag
+        types.uint64[:, ::1],  # states
+        types.int32[:, ::1],  # moves
+        types.int32[:, ::1],  # order
+        types.int32[:, ::1],  # killers
+        types.int32[:, ::1],  # pv
+        types.int64[::1],  # pv_len
+        types.uint64[::1],  # tt_key
+        types.int32[::1],  # tt_move
+        types.float64[::1],  # tt_score
+        types.int16[::1],  # tt_depth
+        types.int8[::1],  # tt_flag
         types.int64[::1],  # stats
-        types.uint8[::1],  # stop flag, set by another thread
-        types.uint64[::1],  # keys of the game's earlier positions (for repetition)
-        types.float64[::1],  # the evaluation's feature scratch (evaluate_into)
-        types.uint64[::1],  # evaluation cache: keys (evaluate_cached)
-        types.float64[::1],  # evaluation cache: scores
-    )
+        types.uint8[::1],  # stop
+        types.uint64[::1],  # history
+        types.float64[::1],  # features
+        types.uint64[::1],  # eval_keys
+        types.float64[::1],  # eval_scores
+    ),
+    SearchArrays,
 )
 
 #: Entries of a context's evaluation cache (:func:`evaluate_cached`): 256 KiB of keys and
@@ -127,12 +154,15 @@ class SearchContext:
         self.eval_scores = np.zeros(1 << EVAL_CACHE_BITS, dtype=np.float64)
 
     @property
-    def arrays(self) -> tuple[np.ndarray, ...]:
-        return (
-            self.states, self.moves, self.order, self.killers, self.pv, self.pv_len,
-            self.tt_key, self.tt_move, self.tt_score, self.tt_depth, self.tt_flag,
-            self.stats, self.stop, self.history, self.features,
-            self.eval_keys, self.eval_scores,
+    def arrays(self) -> SearchArrays:
+        """The arrays as the kernels take them (built anew: ``stop`` is replaced by each
+        search's own flag)."""
+        return SearchArrays(
+            states=self.states, moves=self.moves, order=self.order, killers=self.killers,
+            pv=self.pv, pv_len=self.pv_len, tt_key=self.tt_key, tt_move=self.tt_move,
+            tt_score=self.tt_score, tt_depth=self.tt_depth, tt_flag=self.tt_flag,
+            stats=self.stats, stop=self.stop, history=self.history, features=self.features,
+            eval_keys=self.eval_keys, eval_scores=self.eval_scores,
         )  # fmt: skip
 
     @property
@@ -233,7 +263,7 @@ def pick_next(moves: np.ndarray, order: np.ndarray, i: int, n: int) -> int:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def evaluate_cached(ctx: tuple, s: np.ndarray) -> float:
+def evaluate_cached(ctx: SearchArrays, s: np.ndarray) -> float:
     """:func:`evaluate_into` of ``s``, looked up first in the context's evaluation cache.
 
     The searches evaluate the same positions again and again: a child first tried with
@@ -248,15 +278,15 @@ def evaluate_cached(ctx: tuple, s: np.ndarray) -> float:
     fifty-move clock). The key is compared whole, so only a 64-bit key collision could
     return another position's score."""
     if s[EVAL] != HAND_EVAL:
-        return evaluate_into(s, ctx[14])
-    keys, scores = ctx[15], ctx[16]
+        return evaluate_into(s, ctx.features)
+    keys, scores = ctx.eval_keys, ctx.eval_scores
     key = s[HASH]
     if s[GAME] != CHESS:
         key ^= KNIGHT_SALT ^ (s[PLY] * KNIGHT_PLY_MIX)
     slot = table_slot(keys, key)
     if keys[slot] == key:
         return scores[slot]
-    score = evaluate_into(s, ctx[14])
+    score = evaluate_into(s, ctx.features)
     keys[slot] = key
     scores[slot] = score
     return score
@@ -295,12 +325,12 @@ def extend_pv(pv: np.ndarray, pv_len: np.ndarray, ply: int, m: int) -> None:
 
 
 @njit(cache=True, nogil=True)
-def _enter(ctx: tuple, ply: int) -> bool:
+def _enter(ctx: SearchArrays, ply: int) -> bool:
     """Bookkeeping on entering a node: clear its PV, count it, track the selective depth.
     True when the search must unwind (stopped, or out of nodes)."""
-    pv_len, stats = ctx[5], ctx[11]
+    pv_len, stats = ctx.pv_len, ctx.stats
     pv_len[ply] = 0
-    if _poll(stats, ctx[12]):
+    if _poll(stats, ctx.stop):
         return True
     if ply > stats[SELDEPTH]:
         stats[SELDEPTH] = ply
@@ -327,7 +357,9 @@ def _poll(stats: np.ndarray, stop: np.ndarray) -> bool:
     cache=True,
     nogil=True,
 )
-def qsearch(ctx: tuple, ply: int, alpha: float, beta: float, ply_offset: int, qdepth: int) -> float:
+def qsearch(
+    ctx: SearchArrays, ply: int, alpha: float, beta: float, ply_offset: int, qdepth: int
+) -> float:
     """Captures (and promotions) only, with stand-pat, until the position is quiet.
 
     A side in check may not stand pat (doing nothing is not a legal option when the king
@@ -341,8 +373,8 @@ def qsearch(ctx: tuple, ply: int, alpha: float, beta: float, ply_offset: int, qd
     answered by the recapture, and searching it costs nodes that change nothing but
     the rare overloaded defender.
     """
-    states, moves, order, killers, pv, pv_len = ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5]
-    stats = ctx[11]
+    states, moves, order, killers = ctx.states, ctx.moves, ctx.order, ctx.killers
+    pv, pv_len, stats = ctx.pv, ctx.pv_len, ctx.stats
     if _enter(ctx, ply):
         return 0.0
     s = states[ply]
@@ -403,12 +435,19 @@ def qsearch(ctx: tuple, ply: int, alpha: float, beta: float, ply_offset: int, qd
     nogil=True,
 )
 def negamax(
-    ctx: tuple, ply: int, depth: int, alpha: float, beta: float, quiesce: bool, ply_offset: int
+    ctx: SearchArrays,
+    ply: int,
+    depth: int,
+    alpha: float,
+    beta: float,
+    quiesce: bool,
+    ply_offset: int,
 ) -> float:
     """Fail-soft alpha-beta to ``depth`` plies below ``states[ply]``."""
-    states, moves, order, killers, pv, pv_len = ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5]
-    tt_key, tt_move, tt_score, tt_depth, tt_flag = ctx[6], ctx[7], ctx[8], ctx[9], ctx[10]
-    stats, history = ctx[11], ctx[13]
+    states, moves, order, killers = ctx.states, ctx.moves, ctx.order, ctx.killers
+    pv, pv_len, stats, history = ctx.pv, ctx.pv_len, ctx.stats, ctx.history
+    tt_key, tt_move, tt_score = ctx.tt_key, ctx.tt_move, ctx.tt_score
+    tt_depth, tt_flag = ctx.tt_depth, ctx.tt_flag
     if _enter(ctx, ply):
         return 0.0
     s = states[ply]
@@ -474,15 +513,17 @@ def negamax(
 
 
 @njit(cache=True, nogil=True)
-def minimax_value(ctx: tuple, s: np.ndarray, depth: int, quiesce: bool, ply_offset: int) -> float:
+def minimax_value(
+    ctx: SearchArrays, s: np.ndarray, depth: int, quiesce: bool, ply_offset: int
+) -> float:
     """Alpha-beta value of ``s`` for its side to move (uct-minimax's leaf evaluation)."""
-    ctx[0][0] = s
+    ctx.states[0] = s
     return negamax(ctx, 0, depth, -INF, INF, quiesce, ply_offset)
 
 
 @njit(cache=True, nogil=True)
 def search_root(
-    ctx: tuple,
+    ctx: SearchArrays,
     depth: int,
     quiesce: bool,
     root_moves: np.ndarray,
@@ -501,7 +542,7 @@ def search_root(
     borrowed (:mod:`engine.core.borrow`): the search below counts no references.
     """
     ctx = borrow(ctx)
-    states, pv, pv_len, stats = ctx[0], ctx[4], ctx[5], ctx[11]
+    states, pv, pv_len, stats = ctx.states, ctx.pv, ctx.pv_len, ctx.stats
     alpha = -INF
     best = -1
     for i in range(root_moves.shape[0]):
