@@ -499,12 +499,10 @@ def test_c_endgame_replaces_c_puct_once_few_pieces_remain() -> None:
 
 
 def test_c_endgame_zero_leaves_c_puct_in_the_ending() -> None:
-    """``c_endgame = 0`` (the default since session 49) is "off": the ending is searched
-    with ``c_puct`` as the middlegame is, and the search reads it there."""
+    """``c_endgame = 0`` is "off": the ending is searched with ``c_puct`` as the middlegame
+    is, and the search reads it there."""
     from engine.search.algorithms.mcts import MCTS
-    from engine.search.registry import validate_params
 
-    assert validate_params("mcts", {}, "chess")["c_endgame"] == 0.0
     params = {"c_puct": 0.25, "c_endgame": 0.0}
     assert MCTS.search_params(params, state_from_fen(ROOK_ENDING, "chess")) == params
 
