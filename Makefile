@@ -7,7 +7,7 @@ ASSETS := app/static/vendor/.built
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: setup run test test-all lint typecheck bench load-test container-check sysdeps clean
+.PHONY: setup run test test-all screenshots lint typecheck bench load-test container-check sysdeps clean
 
 ## setup: idempotent; .venv with the project (editable) and the front-end assets
 setup: $(STAMP) $(ASSETS)
@@ -38,6 +38,10 @@ test: setup sysdeps lint typecheck
 ## test-all: also the slow checks (deep perft, long matches) and the strict timing goals
 test-all: setup sysdeps
 	$(BIN)/pytest -m '' --timing
+
+## screenshots: the pictures in docs/screenshots, made in headless Chromium (about 2 minutes)
+screenshots: setup sysdeps
+	$(BIN)/python scripts/screenshots.py
 
 lint: setup
 	$(BIN)/ruff check .
