@@ -31,9 +31,10 @@ run: setup
 sysdeps:
 	scripts/install-system-deps.sh
 
-## test: everything (lint, format, types, unit, app, browser); .ci/run calls this
+## test: everything (lint, format, types, unit, app, browser); .ci/run calls this. One worker
+## a core; a module is one unit of work, the longest first (tests/conftest.py)
 test: setup sysdeps lint typecheck
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto --dist loadgroup --no-loadscope-reorder
 
 ## test-all: also the slow checks (deep perft, long matches) and the strict timing goals
 test-all: setup sysdeps
