@@ -1,5 +1,6 @@
 """Shared test fixtures: where ../shared lives (skipping cleanly when it does not), a data
-directory of the run's own so no test touches a user's games, and the ``timing`` marker."""
+directory of the run's own so no test touches a user's games, the ``timing`` marker, and
+how a parallel run (``make test``: pytest-xdist) shares the work among its workers."""
 
 from __future__ import annotations
 
@@ -124,7 +125,7 @@ def _schedule(items: list[pytest.Item]) -> None:
     """Mark each test with its group (``--dist loadgroup`` sends a group to one worker, so
     a module's fixtures are made once) and put the ``LONGEST`` groups first."""
     rank = {group: k for k, group in enumerate(LONGEST)}
-    groups = {}
+    groups: dict[str, str] = {}
     for item in items:
         groups[item.nodeid] = _group(item)
         item.add_marker(pytest.mark.xdist_group(groups[item.nodeid]))

@@ -20,8 +20,9 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-#: The algorithm compiled apart from the rest: more than half of a cold compile (measured
-#: 2026-12-07 at 90d03c2: 79 s of the 142 s of CPU that engine.warm.warm() takes).
+#: The algorithm compiled apart from the rest: the larger share of a cold compile (measured
+#: 2026-12-07 at 90d03c2: engine.warm.warm() takes 142 s of CPU in one process; split, the
+#: process compiling mcts's kernels took 107 s and the other 70 s).
 APART = "mcts"
 
 
