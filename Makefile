@@ -7,7 +7,7 @@ ASSETS := app/static/vendor/.built
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: setup run test test-all lint typecheck bench results load-test container-check sysdeps clean
+.PHONY: setup run test test-all screenshots lint typecheck bench results load-test container-check sysdeps clean
 
 ## setup: idempotent; .venv with the project (editable), the front-end assets, and the
 ## numba kernels compiled (or found in the cache: a few seconds), so `make run` starts warm
@@ -33,13 +33,18 @@ run: setup
 sysdeps:
 	scripts/install-system-deps.sh
 
-## test: everything (lint, format, types, unit, app, browser); .ci/run calls this
+## test: everything (lint, format, types, unit, app, browser); .ci/run calls this. One worker
+## a core; a module is one unit of work, the longest first (tests/conftest.py)
 test: setup sysdeps lint typecheck
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto --dist loadgroup --no-loadscope-reorder
 
 ## test-all: also the slow checks (deep perft, long matches) and the strict timing goals
 test-all: setup sysdeps
 	$(BIN)/pytest -m '' --timing
+
+## screenshots: the pictures in docs/screenshots, made in headless Chromium (about 2 minutes)
+screenshots: setup sysdeps
+	$(BIN)/python scripts/screenshots.py
 
 lint: setup
 	$(BIN)/ruff check .

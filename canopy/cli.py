@@ -9,12 +9,13 @@ never a traceback.
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
+from canopy.arguments import emit_json, nonnegative_int, positive_int
 from engine.errors import CanopyError
 
 Handler = Callable[[argparse.Namespace], int]
@@ -29,31 +30,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
-
-
-def emit_json(obj: dict[str, Any]) -> None:
-    print(json.dumps(obj, separators=(",", ":")), flush=True)
-
-
-def _whole_number(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-
-
-def _nonnegative_int(text: str) -> int:
-    value = _whole_number(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
-    return value
-
-
-def _positive_int(text: str) -> int:
-    value = _whole_number(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def _interval(text: str) -> float:
@@ -260,7 +236,7 @@ def cmd_warm(args: argparse.Namespace) -> int:
         if done < total:
             print(f"compiling {label} ({done}/{total})", file=sys.stderr, flush=True)
 
-    seconds = warm(progress)
+    seconds = warm(progress, jobs=args.jobs)
     if args.json:
         emit_json({"seconds": seconds})
     else:
@@ -440,7 +416,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("perft", cmd_perft, "count the leaves of the legal-move tree")
     p.add_argument("fen", metavar="FEN", help="a FEN, or 'startpos'")
-    p.add_argument("depth", metavar="DEPTH", type=_nonnegative_int)
+    p.add_argument("depth", metavar="DEPTH", type=nonnegative_int)
     p.add_argument("--divide", action="store_true", help="also print the count under each move")
 
     p = command("search", cmd_search, "one search, printing the root moves like an engine log")
@@ -449,19 +425,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--algo", default="mcts", help="mcts (the default), uct, uct-minimax, bfms or alphabeta"
     )
     limit = p.add_mutually_exclusive_group()
-    limit.add_argument("--iterations", type=_positive_int, default=None)
-    limit.add_argument("--movetime", type=_positive_int, default=None, metavar="MS")
-    limit.add_argument("--nodes", type=_positive_int, default=None, help="tree-node limit")
-    p.add_argument("--threads", type=_positive_int, default=1, help="root-parallel threads")
-    p.add_argument("--seed", type=_nonnegative_int, default=0)
+    limit.add_argument("--iterations", type=positive_int, default=None)
+    limit.add_argument("--movetime", type=positive_int, default=None, metavar="MS")
+    limit.add_argument("--nodes", type=positive_int, default=None, help="tree-node limit")
+    p.add_argument("--threads", type=positive_int, default=1, help="root-parallel threads")
+    p.add_argument("--seed", type=nonnegative_int, default=0)
     p.add_argument("--param", action="append", metavar="K=V", help="algorithm parameter")
-    p.add_argument("--node-budget", type=_positive_int, default=5_000_000)
+    p.add_argument("--node-budget", type=positive_int, default=5_000_000)
     p.add_argument(
         "--interval", type=_interval, default=0.5, metavar="SECONDS",
         help="seconds between log lines (0.001 to 3600)",
     )  # fmt: skip
 
-    command("warm", cmd_warm, "compile or load every numba kernel (run once after install)")
+    p = command("warm", cmd_warm, "compile or load every numba kernel (run once after install)")
+    p.add_argument(
+        "--jobs", type=positive_int, default=min(2, os.cpu_count() or 1),
+        help="processes compiling at once (default: 2 where there are two cores)",
+    )  # fmt: skip
 
     p = command("bench", cmd_bench, "benchmark suite, each figure beside python-chess")
     p.add_argument("--quick", action="store_true", help="smaller workloads (for tests)")
@@ -480,16 +460,16 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SPEC",
         help="ALGO[:k=v,...] (e.g. bfms:threads=2) or uci:COMMAND[:Option=v,...]; give two",
     )
-    p.add_argument("--games", type=_positive_int, default=20, help="games to play (at most)")
+    p.add_argument("--games", type=positive_int, default=20, help="games to play (at most)")
     clock = p.add_mutually_exclusive_group()
-    clock.add_argument("--movetime", type=_positive_int, default=100, metavar="MS")
+    clock.add_argument("--movetime", type=positive_int, default=100, metavar="MS")
     clock.add_argument(
         "--tc", default=None, metavar="BASE+INC", help="clock in seconds, e.g. 10+0.1"
     )
     p.add_argument("--openings", default=None, metavar="FILE", help="FEN/EPD per line")
     p.add_argument("--pgn", default=None, metavar="OUT", help="write the games here")
-    p.add_argument("--concurrency", type=_positive_int, default=None, help="games in parallel")
-    p.add_argument("--max-plies", type=_positive_int, default=None, help="adjudicate a draw")
+    p.add_argument("--concurrency", type=positive_int, default=None, help="games in parallel")
+    p.add_argument("--max-plies", type=positive_int, default=None, help="adjudicate a draw")
     p.add_argument("--sprt", default=None, metavar="ELO0,ELO1[,ALPHA,BETA]")
     p.add_argument(
         "--ci-target",
@@ -507,12 +487,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--min-games",
-        type=_positive_int,
+        type=positive_int,
         default=20,
         help="games before --ci-target or --decided may stop the match (default 20)",
     )
-    p.add_argument("--seed", type=_nonnegative_int, default=1)
-    p.add_argument("--timemargin", type=_nonnegative_int, default=500, metavar="MS")
+    p.add_argument("--seed", type=nonnegative_int, default=1)
+    p.add_argument("--timemargin", type=nonnegative_int, default=500, metavar="MS")
     p.add_argument("--event", default="Canopy match")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from canopy.cli import _nonnegative_int, _positive_int
+from canopy.arguments import emit_json, nonnegative_int, positive_int
 
 
 def _positive_seconds(text: str) -> float:
@@ -49,7 +49,6 @@ class Bar:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from canopy.cli import emit_json
     from engine.learn.chessnet import DEFAULT_HIDDEN
     from engine.learn.ntuple import DEFAULT_TUPLES
     from engine.learn.train import TrainConfig, Trainer, TrainError, command_line
@@ -103,13 +102,13 @@ def add_train_command(command: Callable[[str, Any, str], argparse.ArgumentParser
         cmd_train,
         "train the game's learned evaluation by self-play: self-play, fit, gating match",
     )
-    p.add_argument("--games", type=_positive_int, default=200, help="self-play games a generation")
-    p.add_argument("--generations", type=_positive_int, default=5)
-    p.add_argument("--seed", type=_nonnegative_int, default=1)
+    p.add_argument("--games", type=positive_int, default=200, help="self-play games a generation")
+    p.add_argument("--generations", type=positive_int, default=5)
+    p.add_argument("--seed", type=nonnegative_int, default=1)
     p.add_argument("--out", default=None, metavar="DIR",
                    help="output directory (default train-GAME); a run resumes from it")  # fmt: skip
     p.add_argument(
-        "--threads", type=_positive_int, default=1,
+        "--threads", type=positive_int, default=1,
         help="processes playing games (with --scheduler local: its Dask workers)",
     )  # fmt: skip
     p.add_argument(
@@ -119,8 +118,8 @@ def add_train_command(command: Callable[[str, Any, str], argparse.ArgumentParser
     )  # fmt: skip
     p.add_argument("--scheduler-timeout", type=_positive_seconds, default=10.0, metavar="S",
                    help="seconds to reach the scheduler and find a worker")  # fmt: skip
-    p.add_argument("--nodes", type=_positive_int, default=1500, help="alphabeta nodes a move")
-    p.add_argument("--gate-games", type=_positive_int, default=40,
+    p.add_argument("--nodes", type=positive_int, default=1500, help="alphabeta nodes a move")
+    p.add_argument("--gate-games", type=positive_int, default=40,
                    help="gating games a generation (even)")  # fmt: skip
     p.add_argument(
         "--gate-algo", choices=tuple(ALGORITHMS), default=None,
@@ -128,7 +127,7 @@ def add_train_command(command: Callable[[str, Any, str], argparse.ArgumentParser
         "(default: self-play's alpha-beta player)",
     )  # fmt: skip
     p.add_argument(
-        "--gate-budget", type=_nonnegative_int, default=0, metavar="N",
+        "--gate-budget", type=nonnegative_int, default=0, metavar="N",
         help="gating: --gate-algo's iterations a move, else alpha-beta nodes (0: --nodes)",
     )  # fmt: skip
     p.add_argument(
@@ -147,7 +146,7 @@ def add_train_command(command: Callable[[str, Any, str], argparse.ArgumentParser
         help=f"knight chess: the N-tuple network's tuples (default {DEFAULT_TUPLES})",
     )
     p.add_argument(
-        "--hidden", type=_positive_int, default=None, metavar="H",
+        "--hidden", type=positive_int, default=None, metavar="H",
         help=f"chess: hidden units of the network, 1..{MAX_HIDDEN} (default {DEFAULT_HIDDEN})",
     )  # fmt: skip
     p.add_argument(

@@ -1,5 +1,6 @@
 """Shared test fixtures: where ../shared lives (skipping cleanly when it does not), a data
-directory of the run's own so no test touches a user's games, and the ``timing`` marker."""
+directory of the run's own so no test touches a user's games, the ``timing`` marker, and
+how a parallel run (``make test``: pytest-xdist) shares the work among its workers."""
 
 from __future__ import annotations
 
@@ -65,8 +66,12 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ.pop("CANOPY_DATABASE_URL", None)
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Strict timing goals run only on request (``--timing``, as ``make test-all`` does)."""
+    """Strict timing goals run only on request (``--timing``, as ``make test-all`` does);
+    in a parallel run each module is one unit of work, the longest first."""
+    if config.getoption("dist", "no") == "loadgroup":
+        _schedule(items)
     if config.getoption("--timing"):
         return
     keep, skip = [], []
@@ -75,6 +80,76 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if skip:
         config.hook.pytest_deselected(items=skip)
         items[:] = keep
+
+
+# ---------------------------------------------------------------- a parallel run (make test)
+
+#: A test module whose module-scoped fixtures are independent runs: in a parallel run its
+#: tests are grouped by the fixture they use, so each run is made once and the runs on
+#: both workers at once. (Each self-play run compiles the kernels of its player processes
+#: for its own weights: engine/__init__.py.)
+BY_FIXTURE = ("tests/engine/learn/test_train_reproducible.py",)
+#: A module whose tests join another group, after it: the cluster test's run is the first
+#: generation of ``two_runs`` (the same seed), whose players' kernels it then finds compiled.
+JOINS = {"tests/engine/learn/test_train_cluster.py": f"{BY_FIXTURE[0]}::two_runs"}
+#: The groups that take longest (measured with --durations), longest first: started first,
+#: so that no worker is left alone with one of them at the end of the run.
+LONGEST = (
+    f"{BY_FIXTURE[0]}::static_runs",
+    f"{BY_FIXTURE[0]}::two_runs",
+    f"{BY_FIXTURE[0]}::chess_runs",
+    "tests/browser/test_inside.py",
+    "tests/engine/tune/test_texel_tables.py",
+    "tests/engine/match/test_probe.py",
+    "tests/browser/test_play.py",
+    "tests/browser/test_mcts_views.py",
+    "tests/reliability/test_restart.py",
+    "tests/reliability/test_load.py",
+)
+
+
+def _group(item: pytest.Item) -> str:
+    """The unit of work ``item`` belongs to: its module, but see ``BY_FIXTURE`` and ``JOINS``."""
+    module = item.nodeid.split("::")[0]
+    if module in JOINS:
+        return JOINS[module]
+    if module in BY_FIXTURE:
+        for name in item.fixturenames:
+            defs = item._fixtureinfo.name2fixturedefs.get(name, ())
+            if defs and defs[-1].scope == "module" and defs[-1].baseid == module:
+                return f"{module}::{name}"
+    return module
+
+
+def _schedule(items: list[pytest.Item]) -> None:
+    """Mark each test with its group (``--dist loadgroup`` sends a group to one worker, so
+    a module's fixtures are made once) and put the ``LONGEST`` groups first."""
+    rank = {group: k for k, group in enumerate(LONGEST)}
+    groups: dict[str, str] = {}
+    for item in items:
+        groups[item.nodeid] = _group(item)
+        item.add_marker(pytest.mark.xdist_group(groups[item.nodeid]))
+
+    def order(item: pytest.Item) -> tuple[int, bool]:
+        joined = item.nodeid.split("::")[0] in JOINS  # after the group's own tests
+        return rank.get(groups[item.nodeid], len(rank)), joined
+
+    items.sort(key=order)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Before the workers of a parallel run start: every kernel compiled, on two cores."""
+    config = session.config
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        return
+    from engine.warm import warm
+
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line("compiling or loading the numba kernels before the workers start")
+    seconds = warm(jobs=2)
+    if reporter is not None:
+        reporter.write_line(f"numba kernels ready in {seconds:.0f} s")
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

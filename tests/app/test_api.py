@@ -11,6 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.schemas import GameCreated, StateFrame
+from engine.search.registry import DEFAULT_ALGORITHM, validate_params
 from tests.app.conftest import game_state, new_game
 
 KNIGHT_START = "nnnnnnnn/nnnnnnnn/8/8/8/8/NNNNNNNN/NNNNNNNN w - - 0 1"
@@ -55,15 +56,16 @@ def test_algorithms_list_every_algorithm_with_parameter_ranges(
                 assert p["min"] <= p["default"] <= p["max"]
 
 
-def test_knight_chess_defaults_to_capture_first_playouts(client: TestClient) -> None:
-    def policy(game: str) -> str:
-        uct = next(
-            a for a in client.get(f"/api/algorithms?game={game}").json() if a["name"] == "uct"
-        )
-        return next(p for p in uct["params"] if p["name"] == "policy")["default"]
-
-    assert policy("knight") == "capture_first"
-    assert policy("chess") != "capture_first"
+def test_each_games_list_shows_the_parameters_a_search_of_that_game_starts_with(
+    client: TestClient,
+) -> None:
+    listed = {}
+    for game in ("chess", "knight"):
+        for algo in client.get("/api/algorithms", params={"game": game}).json():
+            shown = {p["name"]: p["default"] for p in algo["params"]}
+            assert shown == validate_params(algo["name"], {}, game), (game, algo["name"])
+            listed[game, algo["name"]] = shown
+    assert any(listed["chess", name] != listed["knight", name] for _, name in listed)
 
 
 def test_algorithms_refuse_an_unknown_game(client: TestClient) -> None:
@@ -84,8 +86,9 @@ def test_creating_a_game_returns_id_token_and_state(client: TestClient) -> None:
     state = body["state"]
     assert state["fen"] == KNIGHT_START and state["moves"] == [] and state["result"] is None
     assert state["role"] == "player" and len(state["legal"]) == 40
-    assert state["settings"]["algorithm"] == "mcts"  # the default opponent
-    assert state["settings"]["params"]["qchecks"] == 0  # its knight-chess defaults filled in
+    assert state["settings"]["algorithm"] == DEFAULT_ALGORITHM  # none was named
+    # its parameters filled in, as a knight-chess search of it starts
+    assert state["settings"]["params"] == validate_params(DEFAULT_ALGORITHM, {}, "knight")
 
 
 def test_tokens_and_ids_differ_between_games(client: TestClient) -> None:

@@ -111,9 +111,6 @@ def test_a_console_line_carries_no_token(caplog: pytest.LogCaptureFixture) -> No
     assert "s3cret" not in line and "token=[redacted]" in line
 
 
-def test_log_format_defaults_to_auto_and_accepts_the_environment(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    assert Settings().log_format == "auto"
+def test_the_log_format_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CANOPY_LOG_FORMAT", "json")
     assert Settings().log_format == "json"

@@ -25,7 +25,6 @@ import pytest
 
 CHROMIUM = Path(os.environ.get("CANOPY_CHROMIUM", "/usr/bin/chromium"))
 REPO = Path(__file__).resolve().parents[2]
-SCREENSHOTS = REPO / "docs" / "screenshots"
 ARGS = [
     "--headless=new",
     "--no-sandbox",
@@ -358,30 +357,3 @@ def page_diagnostics(page: Any) -> str:
             time.sleep(1.0)  # faulthandler writes at once; let it reach the file
     tail = "".join(log.read_text(errors="replace").splitlines(keepends=True)[-150:])
     return f"page: {seen}; server log tail with its threads' stacks ({log}):\n{tail}"
-
-
-#: Where screenshots go: docs/screenshots with ``CANOPY_SCREENSHOTS=1`` (to refresh the
-#: committed ones), otherwise a temporary directory, so a test run leaves git clean.
-_shots: dict[str, Path] = {}
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _screenshot_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    if os.environ.get("CANOPY_SCREENSHOTS") == "1":
-        _shots["dir"] = SCREENSHOTS
-    else:
-        _shots["dir"] = tmp_path_factory.mktemp("screenshots")
-    yield
-
-
-def screenshot(page: Any, name: str, *, full_page: bool = False) -> Path:
-    """Save a screenshot (see ``_screenshot_dir`` for where) and return its path; ``page``
-    may also be a locator, for a picture of that element alone."""
-    folder = _shots.get("dir", SCREENSHOTS)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / name
-    if full_page:
-        page.screenshot(path=str(path), full_page=True)
-    else:
-        page.screenshot(path=str(path))
-    return path

@@ -5,7 +5,6 @@ at /analysis; the game's page shows the analysis's progress in the status line (
 survives a reload) and, when it is done, marks 2…Qh4?? as a blunder in the move
 list, on the evaluation graph and in words, with the engine's better move as an
 arrow and in the search table. A bad PGN is refused in the form with its line.
-Screenshots: docs/screenshots/analysis-*.png (with CANOPY_SCREENSHOTS=1).
 """
 
 from __future__ import annotations
@@ -13,8 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
-from tests.browser.conftest import screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -95,8 +92,6 @@ def test_a_pasted_game_is_analysed_with_a_progress_bar_and_its_blunder_marked(
     assert "Ann <b>Bold</b>" in page.locator("#analysis-tags").inner_text()
     assert page.locator("#analysis-card b").count() == 0
     assert page.locator("#player-bottom .who").inner_text() == "Ann <b>Bold</b>"
-    page.wait_for_timeout(300)
-    screenshot(page, "analysis-blunder.png")
 
     # Linked like a game: the list under the form has it.
     open_form(page, server)

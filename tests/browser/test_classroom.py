@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.browser.conftest import ARGS, CHROMIUM, api_create, click_move, open_game, screenshot
+from tests.browser.conftest import ARGS, CHROMIUM, api_create, click_move, open_game
 
 pytestmark = pytest.mark.browser
 
@@ -55,7 +55,6 @@ def test_share_and_copy_pgn_work_on_plain_http_without_the_clipboard(
     url = f"{base}/games/{game['id']}"
     assert page.locator("#share-url").input_value() == url  # always shown as text
     assert page.locator("#share-qr svg path").count() == 1  # and as a QR code
-    screenshot(page, "share-dialog.png")
     page.locator("#share-copy").click()
     # Either the old copy command worked, or the link is selected with plain instructions.
     page.wait_for_function(

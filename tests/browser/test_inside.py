@@ -1,8 +1,6 @@
 """Inside the search in headless Chromium: the tree view (nodes drawn, a click opens
 the node's details), step mode (four phases with their numbers), the charts, the
 threads' merge, the algorithm race (two tables) and the JSON exports.
-
-Screenshots go to docs/screenshots with CANOPY_SCREENSHOTS=1 (see conftest).
 """
 
 from __future__ import annotations
@@ -21,7 +19,6 @@ from tests.browser.conftest import (
     api_create,
     api_get,
     open_game,
-    screenshot,
     selected_info,
     step_times,
     tab,
@@ -83,29 +80,6 @@ def overlaps(a: dict[str, float], b: dict[str, float]) -> bool:
     )
 
 
-def show_from_the_top(page: Any, selector: str, width: int) -> None:
-    """Make the window just tall enough for the page from its header down to the bottom of
-    ``selector``, scrolled to the top: a picture with the header, the tabs, the board and
-    the whole view, cut through nothing (the cards below it start a grid gap lower, 12 px:
-    the picture ends 2 px short of them)."""
-    # Let a smooth scroll (the step tab follows its phases down the page) come to rest
-    # first: one still running when the window changes could scroll it again afterwards.
-    page.evaluate(
-        "async () => { let y = -1; while (window.scrollY !== y) { y = window.scrollY;"
-        " await new Promise((done) => setTimeout(done, 150)); } }"
-    )
-    page.set_viewport_size({"width": width, "height": 2400})
-    page.wait_for_timeout(200)
-    bottom = page.evaluate(
-        f"Math.ceil(document.querySelector('{selector}').getBoundingClientRect().bottom"
-        " + window.scrollY)"
-    )
-    page.set_viewport_size({"width": width, "height": bottom + 10})
-    page.evaluate("window.scrollTo(0, 0)")
-    page.wait_for_timeout(300)  # the board redraws at its new size
-    assert page.evaluate("window.scrollY") == 0
-
-
 def test_the_tree_view_draws_nodes_and_a_click_opens_node_details(server, page) -> None:
     # uct-minimax scores leaves by a small minimax search, so Q (the colour) varies.
     game = api_create(
@@ -158,7 +132,7 @@ def test_the_tree_view_draws_nodes_and_a_click_opens_node_details(server, page) 
     # Q once, for White; the mover's view too only when the mover is the other side.
     assert q_line(card) == q_text(info)
     assert page.locator("#tree-area g.tnode.selected").count() == 1
-    page.mouse.move(5, 5)  # no tooltip in the picture
+    page.mouse.move(5, 5)  # the pointer off the tree: no tooltip over it
     page.wait_for_timeout(300)
     # The card is opaque, clear of the node it describes, and nothing of it is cut off.
     assert card.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(251, 250, 246)"
@@ -167,7 +141,6 @@ def test_the_tree_view_draws_nodes_and_a_click_opens_node_details(server, page) 
     )
     assert card.evaluate("e => e.scrollHeight <= e.clientHeight")
     assert card.bounding_box()["y"] + card.bounding_box()["height"] <= 800
-    screenshot(page, "tree-view.png")
     # Walk down: a child chip selects the child (Black moved into it: two views of Q).
     chips = card.locator(".child-chips button")
     if chips.count():
@@ -260,9 +233,6 @@ def test_step_mode_shows_the_four_phases_with_their_numbers(server, page) -> Non
         box = banner.bounding_box()
         assert box["y"] >= board["y"] + board["height"]
         assert not page.locator("#status").is_visible()  # it has the status line's place
-    page.mouse.move(5, 5)
-    show_from_the_top(page, "#panel-step", 1280)  # all four phases in view
-    screenshot(page, "step-mode.png")
     # On a projector: large type and the wide layout, 1920 × 1080. The page follows the
     # phases down and back up; the step toolbar stays at the window's top, over none of
     # the phase it scrolled to.
@@ -284,10 +254,6 @@ def test_step_mode_shows_the_four_phases_with_their_numbers(server, page) -> Non
         assert page.locator(".step-toolbar.stuck").count() == 1
     page.click(".phase-chip[data-phase='2']")
     page.wait_for_selector("#phases .phase[data-phase=simulation].active")
-    page.mouse.move(5, 5)
-    page.wait_for_timeout(700)  # the page scrolls the active phase into view
-    show_from_the_top(page, "#panel-step", 1920)
-    screenshot(page, "step-projector.png")
     # Esc shows the game again, and the status line with it.
     page.keyboard.press("Escape")
     page.wait_for_selector("#status", state="visible")
@@ -379,9 +345,6 @@ def test_step_mode_shows_the_bfms_overwrite_rule_and_the_leaf_scorer_that_ran(
         assert "quiescence" not in simulation + lede
     else:
         assert "each scored by the static evaluation" not in simulation + lede
-    page.mouse.move(5, 5)
-    kind = "static" if scorer == "the static evaluation" else "quiescence"
-    screenshot(page.locator("#phases .phase[data-phase=simulation]"), f"bfms-simulation-{kind}.png")
 
 
 def test_step_mode_shows_a_playout_cut_off_and_scored_by_the_evaluation(server, page) -> None:
@@ -416,8 +379,6 @@ def test_the_charts_draw_the_search_over_time(server, page) -> None:
     legend = page.locator(".chart .u-legend").first.inner_text()
     top = page.evaluate("window.canopy.state.stats.moves[0].san")
     assert top in legend  # the most visited move is one of the drawn series
-    show_from_the_top(page, "#panel-charts", 1280)  # all four charts
-    screenshot(page, "charts.png")
 
 
 @pytest.mark.parametrize(("algorithm", "iterations"), [("uct", 4000), ("mcts", 1500)])
@@ -447,8 +408,6 @@ def test_the_threads_view_shows_each_thread_beside_the_merge(
         checked += 1
     assert checked >= 3
     assert rows.first.locator(".merge-bar .seg").count() == 2
-    show_from_the_top(page, "#panel-threads", 1280)
-    screenshot(page, "threads.png" if algorithm == "uct" else f"threads-{algorithm}.png")
 
 
 def test_race_mode_shows_two_tables_side_by_side(server, page) -> None:
@@ -473,9 +432,6 @@ def test_race_mode_shows_two_tables_side_by_side(server, page) -> None:
     note = page.locator("#summary-note")
     assert note.is_visible() and "race" in note.inner_text()
     assert page.locator("#summary").evaluate("e => getComputedStyle(e).visibility") == "hidden"
-    page.mouse.move(5, 5)
-    show_from_the_top(page, "#panel-race", 1280)  # both tables whole
-    screenshot(page, "race.png")
 
 
 def test_the_exports_parse_and_match_the_tree(server, page, tmp_path: Path) -> None:

@@ -11,10 +11,6 @@ their learning curve and heat map — on a projector (large type) and on a 360 p
 The weights file is written once to a fixed path in the numba cache's parent and reused:
 its bytes name the numba cache directory (engine/__init__.py), so a second run finds the
 kernels compiled by the first.
-
-The no-weights page's screenshot (``learning-none.png``) lands in docs/screenshots with
-``CANOPY_SCREENSHOTS=1``; the pictures of the test weights always go to a temporary
-directory: their curve and heat map are made up, and must never pass for a trained one.
 """
 
 from __future__ import annotations
@@ -32,7 +28,7 @@ from engine.eval.learned_weights import ENV_VAR, load_weights, save_weights
 from engine.learn.chessnet import ChessModel
 from engine.learn.ntuple import Model, tuple_squares
 from engine.learn.train import Generation
-from tests.browser.conftest import api_create, open_game, run_server, screenshot
+from tests.browser.conftest import api_create, open_game, run_server
 from tests.browser.test_inside import selected_info, tab, visible_node
 
 pytestmark = pytest.mark.browser
@@ -115,12 +111,6 @@ def bare_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield base
 
 
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Where the pictures of the made-up test weights go (never docs/screenshots)."""
-    return tmp_path_factory.mktemp("learning-shots")
-
-
 def new_page(browser: Any, width: int, height: int, *, mobile: bool = False) -> Any:
     context = browser.new_context(
         viewport={"width": width, "height": height},
@@ -163,7 +153,6 @@ def test_without_weights_the_page_says_why_and_how_to_train(bare_server: str, pa
     assert "missing.npz is missing" in text and "No learned weights on this server" in text
     assert page.locator("#cmd-train").inner_text().startswith("canopy train --game chess")
     assert page.locator("#cmd-serve").inner_text().startswith("CANOPY_LEARNED_WEIGHTS=")
-    screenshot(page, "learning-none.png", full_page=True)
 
 
 def test_the_shipped_knight_weights_show_their_training_and_heat_map(
@@ -187,7 +176,6 @@ def test_the_shipped_knight_weights_show_their_training_and_heat_map(
         "(els) => els.map((e) => Number(e.dataset.cp))"
     )
     assert any(v != 0 for v in values)
-    screenshot(page, "learning-knight.png", full_page=True)
 
 
 def test_the_shipped_chess_weights_show_their_run_and_that_hand_stays_the_default(
@@ -208,7 +196,6 @@ def test_the_shipped_chess_weights_show_their_run_and_that_hand_stays_the_defaul
     note = page.locator("#learn-note")
     assert note.is_visible() and "not as a default" in note.inner_text()
     assert page.locator("#features-body tr").count() == 22
-    screenshot(page, "learning-chess-shipped.png", full_page=True)
 
 
 def test_the_hand_learned_toggle_is_not_offered_without_weights(
@@ -221,7 +208,7 @@ def test_the_hand_learned_toggle_is_not_offered_without_weights(
 
 
 def test_the_learning_page_draws_the_curve_and_the_heat_map(
-    learned_server: str, browser: Any, shots: Path
+    learned_server: str, browser: Any
 ) -> None:
     page = new_page(browser, 1600, 900)
     open_game(page, learned_server, api_create(learned_server, game="knight", human="both"))
@@ -244,15 +231,12 @@ def test_the_learning_page_draws_the_curve_and_the_heat_map(
     enemy = cells.evaluate_all("(els) => els.map((e) => Number(e.dataset.cp))")
     assert own != enemy and any(v != 0 for v in own)
     page.click("button[data-owner=own]")
-    page.screenshot(path=str(shots / "learning-projector.png"), full_page=True)
     assert overflow(page) == 0
     assert not page.errors, page.errors
     page.context.close()
 
 
-def test_the_learning_page_fits_a_360_px_phone(
-    learned_server: str, browser: Any, shots: Path
-) -> None:
+def test_the_learning_page_fits_a_360_px_phone(learned_server: str, browser: Any) -> None:
     page = new_page(browser, 360, 740, mobile=True)
     page.goto(learned_server + "/learning")
     page.wait_for_selector("body[data-state=ready]")
@@ -261,7 +245,6 @@ def test_the_learning_page_fits_a_360_px_phone(
     assert overflow(page) == 0
     box = page.locator("#heatmap").bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= 360
-    page.screenshot(path=str(shots / "learning-phone.png"), full_page=True)
     assert not page.errors, page.errors
     page.context.close()
 
@@ -288,7 +271,7 @@ def analyse_and_compare(page: Any, game: str, fen: str) -> Any:
 
 
 def test_hand_and_learned_side_by_side_in_the_moves_table(
-    learned_server: str, browser: Any, shots: Path
+    learned_server: str, browser: Any
 ) -> None:
     page = new_page(browser, 1400, 900)
     game = api_create(learned_server, game="knight", human="both", fen=KNIGHT_MIDDLE)
@@ -298,7 +281,6 @@ def test_hand_and_learned_side_by_side_in_the_moves_table(
     assert page.locator("td.c-static").count() == 0 or page.locator("td.c-static").first.is_hidden()
     cell = analyse_and_compare(page, "knight", KNIGHT_MIDDLE)
     assert "learned" in cell.get_attribute("title")
-    page.screenshot(path=str(shots / "learning-side-by-side.png"))
     # The tree's node card: both numbers, for the side that moved into the node.
     tab(page, "tree")
     node = visible_node(page)
@@ -320,7 +302,7 @@ def test_hand_and_learned_side_by_side_in_the_moves_table(
 
 
 def test_the_chess_learning_page_shows_each_features_weight(
-    learned_server: str, browser: Any, shots: Path
+    learned_server: str, browser: Any
 ) -> None:
     page = new_page(browser, 1400, 900)
     open_game(page, learned_server, api_create(learned_server, game="chess", human="both"))
@@ -337,7 +319,6 @@ def test_the_chess_learning_page_shows_each_features_weight(
     assert page.locator("#features-body").inner_text() != middle
     assert "8 hidden units" in page.locator("#learn-facts").inner_text()
     assert page.locator("#learn-facts").inner_text().count(CHESS_COMMAND) == 1
-    page.screenshot(path=str(shots / "learning-chess.png"), full_page=True)
     page.click("#learn-games [data-game=knight]")
     page.wait_for_selector("body[data-state=ready][data-game=knight]")
     assert page.locator("#learn-heat").is_visible() and page.locator("#learn-features").is_hidden()
@@ -346,14 +327,11 @@ def test_the_chess_learning_page_shows_each_features_weight(
     page.context.close()
 
 
-def test_hand_and_learned_side_by_side_in_a_chess_game(
-    learned_server: str, browser: Any, shots: Path
-) -> None:
+def test_hand_and_learned_side_by_side_in_a_chess_game(learned_server: str, browser: Any) -> None:
     page = new_page(browser, 1400, 900)
     game = api_create(learned_server, game="chess", human="both", fen=CHESS_MIDDLE)
     open_game(page, learned_server, game)
     page.locator("#opt-evals-wrap").wait_for(state="visible")
     analyse_and_compare(page, "chess", CHESS_MIDDLE)
-    page.screenshot(path=str(shots / "learning-side-by-side-chess.png"))
     assert not page.errors, page.errors
     page.context.close()

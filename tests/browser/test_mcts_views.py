@@ -5,7 +5,7 @@ mcts search, and the threads view, are test_inside's, with uct's.)
 
 The numbers the page shows are checked against the step frame the page holds, and the
 frame's own numbers against the formulas (PUCT, the blend of Q and minimax) recomputed
-here. Screenshots go where conftest says.
+here.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from tests.browser.conftest import (
     api_get,
     open_game,
     page_state,
-    screenshot,
     selected_info,
     step_times,
     tab,
@@ -179,8 +178,6 @@ def test_step_mode_shows_puct_rows_whose_winner_has_the_largest_recomputed_score
     if game == "knight":  # α = 0.3 there: the mean and the minimax value both count
         assert alpha < 1 and blended
     assert_backup_rows(page, step)
-    page.mouse.move(5, 5)
-    screenshot(phase(page, "selection"), f"mcts-step-{game}.png")
 
 
 def assert_backup_rows(page: Any, step: dict) -> list[list[str]]:
@@ -210,7 +207,6 @@ def test_step_mode_proves_a_mate_in_one_when_it_expands_the_root(server, page) -
     simulation = phase(page, "simulation").inner_text()
     assert "was expanded, and its moves settle it: it is proven (mate in 1 for White)" in simulation
     assert "finished game" not in simulation
-    screenshot(phase(page, "simulation"), "mcts-simulation-proven.png")
     cells = phase(page, "backpropagation").locator("tbody tr").first.locator("td")
     assert cells.nth(4).inner_text().endswith("→ mate −")  # for Black, who moved into the root
     assert cells.nth(5).inner_text() == "mate in 1 for White"
@@ -220,7 +216,6 @@ def test_step_mode_proves_a_mate_in_one_when_it_expands_the_root(server, page) -
     for name in ("selection", "expansion", "simulation", "backpropagation"):
         assert "No iteration ran: the root is proven" in phase(page, name).inner_text()
     assert "no iteration" in page.locator("#step-history li").first.inner_text()
-    screenshot(phase(page, "selection"), "mcts-step-idle.png")
 
 
 def test_step_mode_backs_a_mate_in_two_up_the_path_as_proofs(server, page) -> None:
@@ -235,8 +230,6 @@ def test_step_mode_backs_a_mate_in_two_up_the_path_as_proofs(server, page) -> No
     cells = assert_backup_rows(page, step)
     # Kc7 Ka7 Ra1#: the plies proven on the way up, White mating in 2.
     assert "mate in 2 for White" in [row[5] for row in cells]
-    page.mouse.move(5, 5)
-    screenshot(phase(page, "backpropagation"), "mcts-step-proof.png")
 
 
 def simulation_kinds() -> list[Any]:
@@ -357,7 +350,6 @@ def assert_deciding_line(page: Any, sim: dict, text: str) -> None:
 def test_step_mode_shows_each_kind_of_mcts_simulation(
     server: str,
     page: Any,
-    request: pytest.FixtureRequest,
     fen: str,
     params: dict,
     wanted: Callable[[dict], bool],
@@ -388,11 +380,6 @@ def test_step_mode_shows_each_kind_of_mcts_simulation(
     chips = phase(page, "expansion").locator("ol.chips li").all_text_contents()
     assert all(chip.strip() in sans for chip in chips)
     assert_simulation_board(page, sim)
-    page.mouse.move(5, 5)
-    kind = request.node.callspec.id
-    screenshot(page.locator("cg-container"), f"mcts-simulation-board-{kind}.png")
-    screenshot(phase(page, "simulation"), f"mcts-simulation-{kind}.png")
-    screenshot(phase(page, "expansion"), f"mcts-expansion-{kind}.png")
 
 
 def card_facts(card: Any) -> dict[str, str]:
@@ -491,9 +478,6 @@ def test_the_tree_view_opens_an_mcts_node_card_with_its_minimax_value(server, pa
     sc = info["scoring"]
     assert sc["score"] is not None and sc["children"] == sc["children_scored"] > 0
     assert_scoring_rows(card, sc, "White")
-    page.mouse.move(5, 5)
-    screenshot(page, "mcts-tree-view.png")
-    screenshot(card, "mcts-node-card.png")
 
 
 def test_an_unvisited_lazy_child_s_card_says_it_is_not_scored_yet(server, page) -> None:
@@ -530,8 +514,6 @@ def test_an_unvisited_lazy_child_s_card_says_it_is_not_scored_yet(server, page) 
     assert sc["score"] is None and sc["depth"] is None and not sc["children"]
     assert card_facts(card)["own score"] == "not scored yet"
     assert_scoring_rows(card, sc, kid_mover)
-    page.mouse.move(5, 5)
-    screenshot(card, "mcts-node-card-unscored.png")
 
 
 def test_the_node_card_of_an_mcts_node_shows_its_proof(server, page) -> None:
@@ -591,8 +573,6 @@ def test_race_sets_mcts_against_uct_and_marks_where_they_disagree(server, page) 
     assert ("Agree" in verdict) == race["agree"]
     # (the score column is hidden at this width; wider windows show it)
     assert "PUCT" in tables.nth(0).locator("thead").text_content()
-    page.mouse.move(5, 5)
-    screenshot(page.locator("#panel-race"), "mcts-race.png")
 
 
 def test_new_game_offers_mcts_first_with_its_summary_and_starts_with_it(server, page) -> None:
@@ -626,7 +606,6 @@ def test_the_root_table_shows_mcts_priors_and_no_prior_column_for_uct(server, pa
     game = api_create(server, human="both", fen=MIDDLEGAME)  # the default opponent, mcts
     open_game(page, server, game)
     analyse(page, at_least=300)
-    table = page.locator("#root-moves")
     page.wait_for_selector("#root-moves.with-prior")
     header = page.locator("#root-head th[data-key=prior]")
     assert header.is_visible() and header.inner_text() == "P"
@@ -646,8 +625,6 @@ def test_the_root_table_shows_mcts_priors_and_no_prior_column_for_uct(server, pa
     page.wait_for_selector("#root-head th[data-key=prior][aria-sort=descending]")
     first = rows.first.locator("td.c-san").inner_text()
     assert priors[first] == max(priors.values())
-    page.mouse.move(5, 5)
-    screenshot(table, "mcts-root-priors.png")
 
     plain = api_create(server, human="both", fen=MIDDLEGAME, algorithm="uct")
     open_game(page, server, plain)

@@ -2,8 +2,6 @@
 emulation with touch). Every view fits the screen's width, the header folds into a menu,
 the New game dialog's Create button is reachable, and moves are played by tapping two
 squares or dragging a piece with a finger.
-
-Screenshots (``phone-*.png``) land in docs/screenshots with ``CANOPY_SCREENSHOTS=1``.
 """
 
 from __future__ import annotations
@@ -13,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import api_create, page_state, screenshot, square_center
+from tests.browser.conftest import api_create, page_state, square_center
 
 pytestmark = pytest.mark.browser
 
@@ -99,9 +97,9 @@ def test_no_view_scrolls_sideways_on_a_phone(server: str, phone: Any) -> None:
     assert create["y"] >= 0 and create["y"] + create["height"] <= height, "Create is on screen"
 
 
-def test_a_game_is_created_and_moves_are_played_by_taps_and_by_a_drag(
-    server: str, phone: Any
-) -> None:
+def play_e4_e5_in_a_new_game(phone: Any, server: str) -> None:
+    """Make an analysis game in the New game dialog by taps, then play 1.e4 by tapping its
+    two squares and 1...e5 by dragging the pawn."""
     phone.goto(f"{server}/")
     phone.locator("#new-dialog").wait_for(state="visible")
     phone.locator("#new-dialog input[name=human][value=both]").tap()
@@ -112,9 +110,14 @@ def test_a_game_is_created_and_moves_are_played_by_taps_and_by_a_drag(
     phone.wait_for_function("() => window.canopy.state.game.moves.length === 1")
     drag_move(phone, "e7e5")
     phone.wait_for_function("() => window.canopy.state.game.moves.length === 2")
+
+
+def test_a_game_is_created_and_moves_are_played_by_taps_and_by_a_drag(
+    server: str, phone: Any
+) -> None:
+    play_e4_e5_in_a_new_game(phone, server)
     assert page_state(phone)["moves"] == ["e2e4", "e7e5"]
     assert overflow(phone) == 0
-    screenshot(phone, f"phone-game-{phone.phone}.png")
 
 
 def test_the_header_folds_into_a_menu_that_opens_the_share_dialog(server: str, phone: Any) -> None:
@@ -123,8 +126,6 @@ def test_the_header_folds_into_a_menu_that_opens_the_share_dialog(server: str, p
     assert phone.locator("#btn-share").is_hidden()
     phone.locator("#btn-menu").tap()
     phone.locator("#btn-share").wait_for(state="visible")
-    if phone.phone == "390x844":
-        screenshot(phone, "phone-menu.png")
     phone.locator("#btn-share").tap()
     dialog = phone.locator("#share-dialog")
     dialog.wait_for(state="visible")
@@ -133,8 +134,6 @@ def test_the_header_folds_into_a_menu_that_opens_the_share_dialog(server: str, p
     box = dialog.bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= phone.viewport_size["width"]
     assert overflow(phone) == 0
-    if phone.phone == "390x844":
-        screenshot(phone, "phone-share.png")
 
 
 def test_a_spectator_on_a_phone_sees_the_game_and_both_sides_named(server: str, phone: Any) -> None:
@@ -143,8 +142,6 @@ def test_a_spectator_on_a_phone_sees_the_game_and_both_sides_named(server: str, 
     title = phone.locator("#game-title").inner_text()
     assert "White: player" in title and "Black: Canopy (uct" in title
     assert overflow(phone) == 0
-    if phone.phone == "390x844":
-        screenshot(phone, "phone-spectator.png")
 
 
 @pytest.mark.parametrize(

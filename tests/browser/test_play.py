@@ -1,7 +1,5 @@
 """The app in headless Chromium: whole games through the board, the live search
 table, FEN setup, promotion, PGN export, spectators, keyboard and layouts.
-
-Screenshots land in docs/screenshots/ (the README shows search-live.png).
 """
 
 from __future__ import annotations
@@ -9,7 +7,6 @@ from __future__ import annotations
 import io
 import random
 import re
-import time
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +21,6 @@ from tests.browser.conftest import (
     click_move,
     open_game,
     page_state,
-    screenshot,
 )
 
 pytestmark = pytest.mark.browser
@@ -118,25 +114,6 @@ def test_a_whole_knight_chess_game_against_the_engine_through_the_board(server, 
     create_through_the_dialog(page, server, game="knight", human="white", iterations=60)
     assert page.locator("#player-bottom .name").inner_text() == "Black knights (move first)"
     assert page.locator("#player-top .name").inner_text() == "Pink knights"
-    state = human_turn(page)
-    for _ in range(6):  # a few moves in, for the screenshot
-        ply = state["ply"]
-        click_move(page, greedy_move(state, random.Random(ply)))
-        page.wait_for_function(f"() => Number(document.body.dataset.ply) > {ply}")
-        state = human_turn(page)
-    # The picture: the engine thinking about the human's position (Analyse), table filled,
-    # on a wide screen where the game's cards sit beside the table.
-    page.set_viewport_size({"width": 1920, "height": 1080})
-    page.keyboard.press("Space")
-    page.wait_for_function(
-        "() => Number(document.body.dataset.iterations) >= 3000"
-        " && document.querySelectorAll('#root-body tr').length >= 8",
-        timeout=30_000,
-    )
-    page.mouse.move(5, 5)
-    screenshot(page, "knight-chess.png", full_page=True)  # the game's cards whole
-    page.keyboard.press("Space")
-    state = human_turn(page)
     final = play_through_the_board(page, random.Random(5), max_plies=201)
     rendered(page)
     assert final["result"] in ("1-0", "0-1", "1/2-1/2")
@@ -180,7 +157,6 @@ def test_a_search_started_on_the_page_updates_the_table_live(server, page) -> No
     assert seen[-1][2] >= 1  # rows shown
     assert len({s[3] for s in seen}) > 1, f"the visits column never changed: {seen}"
     assert page.locator("svg.cg-shapes line").count() >= 1  # candidate arrows on the board
-    screenshot(page, "search-live.png", full_page=True)  # the game's cards whole
     # Sorting by Q, then hovering a row previews its line on the board.
     page.locator("#root-head th[data-key=q] button").click()
     page.wait_for_selector("#root-head th[data-key=q][aria-sort=descending]")
@@ -220,7 +196,6 @@ def test_promotion_asks_for_the_piece(server, page) -> None:
     dialog = page.locator("#promotion")
     dialog.wait_for(state="visible")
     assert dialog.locator("button.promo-choice").count() == 4
-    screenshot(page, "promotion.png")
     dialog.locator("button[data-piece=n]").click()
     page.wait_for_function("() => window.canopy.state.game.moves.join() === 'b7b8n'")
     page.wait_for_selector("cg-board piece.knight.white")
@@ -276,7 +251,6 @@ def test_undo_flip_help_and_large_type_from_the_keyboard(server, page) -> None:
     help_dialog = page.locator("#help-dialog")
     help_dialog.wait_for(state="visible")
     assert "Space" in help_dialog.inner_text() and "Undo" in help_dialog.inner_text()
-    screenshot(page, "help.png")
     page.keyboard.press("Escape")
     help_dialog.wait_for(state="hidden")
     page.set_viewport_size({"width": 1920, "height": 1080})
@@ -284,8 +258,6 @@ def test_undo_flip_help_and_large_type_from_the_keyboard(server, page) -> None:
     assert "large" in page.evaluate("document.documentElement.className")
     page.keyboard.press("Space")  # analysis on the projector
     page.wait_for_function("() => Number(document.body.dataset.iterations) > 0")
-    time.sleep(0.8)
-    screenshot(page, "projector-large-type.png")
     page.keyboard.press("Space")
     page.keyboard.press("l")
 
@@ -302,7 +274,6 @@ def test_a_laptop_screen_shows_board_controls_and_table_without_scrolling(server
             selector,
             box,
         )
-    screenshot(page, "laptop-1280x720.png")
 
 
 def test_a_spectator_sees_the_game_but_cannot_change_it(server, page) -> None:
@@ -332,10 +303,3 @@ def test_browsing_the_move_list_shows_old_positions_without_changing_the_game(se
     page.keyboard.press("End")
     page.locator("#browse-banner").wait_for(state="hidden")
     assert page_state(page)["moves"] == ["e2e4", "e7e5", "g1f3"]
-
-
-def test_the_new_game_dialog_screenshot(server, page) -> None:
-    page.goto(server + "/")
-    page.locator("#new-dialog").wait_for(state="visible")
-    page.locator("#new-dialog input[name=game][value=knight]").check()
-    screenshot(page, "new-game.png")

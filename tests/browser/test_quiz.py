@@ -12,7 +12,7 @@ import pytest
 
 from engine.explain.explainers import explainer_for
 from engine.explain.prose import Context
-from tests.browser.conftest import api_create, click_move, open_game, screenshot
+from tests.browser.conftest import api_create, click_move, open_game
 
 pytestmark = pytest.mark.browser
 
@@ -85,10 +85,6 @@ def test_two_browsers_vote_and_everyone_sees_the_tally_and_the_answer(
         "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
     )
     assert overflow == 0, "the quiz card fits a 360 px phone"
-    screenshot(projector, "quiz-projector.png")
-    screenshot(player, "quiz-player.png")
-    phone.locator("#quiz-card").scroll_into_view_if_needed()
-    screenshot(phone, "quiz-phone.png")
 
     player.locator("#step-once").click()  # the reveal
     for page in (player, student, projector):
@@ -103,7 +99,6 @@ def test_two_browsers_vote_and_everyone_sees_the_tally_and_the_answer(
     chosen = player.evaluate("() => window.canopy.state.lastStep.selection[0].chosen.move")
     assert picked == chosen  # the answer is the step's own choice at the root
     assert player.locator("#step-once").inner_text() == "Step"
-    screenshot(projector, "quiz-answer.png")
 
 
 def test_the_room_predicts_the_engines_move_and_its_move_is_the_reveal(

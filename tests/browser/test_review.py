@@ -3,7 +3,6 @@
 Play against the engine, reload, browse back to its move: the table, the arrows and the
 label of the search that chose it are there (for a spectator too). The last search stays
 on screen, dimmed, after the engine moves; the evaluation graph goes to a ply on click.
-Screenshots: docs/screenshots/review-*.png (with CANOPY_SCREENSHOTS=1).
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import api_create, click_move, open_game, page_state, screenshot
+from tests.browser.conftest import api_create, click_move, open_game, page_state
 
 pytestmark = pytest.mark.browser
 
@@ -42,8 +41,6 @@ def test_the_engines_move_keeps_its_table_and_arrows_after_a_reload(page: Any, s
     assert "Last move" in page.locator("#search-label").inner_text()
     assert page.locator("#panel-moves.dimmed").count() == 1 and rows(page) > 0
     assert page.locator("#root-empty").is_hidden()
-    page.wait_for_timeout(400)  # the board's move animation ends before the picture
-    screenshot(page, "review-last-search.png")
     click_move(page, "g1f3")
     wait_ply(page, 4)
     page.wait_for_function("() => window.canopy.state.game.search.status === 'idle'")
@@ -59,8 +56,6 @@ def test_the_engines_move_keeps_its_table_and_arrows_after_a_reload(page: Any, s
     assert rows(page) > 0 and page.locator("#root-body tr.played").count() == 1
     assert page.locator("#panel-moves.dimmed").count() == 0
     page.wait_for_function("() => document.querySelectorAll('svg.cg-shapes line').length > 0")
-    page.wait_for_timeout(400)  # the board's move animation ends before the picture
-    screenshot(page, "review-engine-move.png")
 
     # The arrow keys browse too: 2.Nf3 (a player's move, no search ran) kept nothing.
     page.locator("body").click(position={"x": 5, "y": 5})
@@ -89,11 +84,26 @@ def pause_the_engine(page: Any, tries: int = 5) -> None:
     raise AssertionError(f"the engine did not pause after {tries} presses of Space")
 
 
+def click_the_graph_at(page: Any, ply: int) -> None:
+    """Click the evaluation graph at ``ply`` once it has a point for every ply played, the
+    pointer over the graph first as a person's would be; wait until the page shows it."""
+    plies = page_state(page)["ply"]
+    page.wait_for_function(
+        f"() => document.getElementById('evalgraph').dataset.points === '{plies}'"
+    )
+    over = page.locator("#evalgraph .u-over")
+    over.scroll_into_view_if_needed()
+    box = over.bounding_box()
+    page.mouse.move(box["x"] + box["width"] * (ply - 0.5) / plies, box["y"] + 20)
+    page.mouse.click(box["x"] + box["width"] * ply / plies, box["y"] + box["height"] / 2)
+    page.wait_for_function(f"() => window.canopy.state.view.ply === {ply}")
+
+
 def test_the_evaluation_graph_goes_to_a_ply_on_click_for_a_spectator(
     page: Any, server: str
 ) -> None:
-    # Searches long enough (tens of ms each, even with session 29's cheaper iterations) for
-    # the page to see one running, and for the game not to be over before the pause.
+    # Searches long enough (tens of ms each) for the page to see one running, and for the
+    # game not to be over before the pause.
     game = api_create(
         server, game="chess", human="none", algorithm="mcts", budget="iterations", iterations=1000
     )
@@ -106,25 +116,13 @@ def test_the_evaluation_graph_goes_to_a_ply_on_click_for_a_spectator(
     watcher = context.new_page()
     open_game(watcher, server, game, token=False)
     assert page_state(watcher)["role"] == "spectator"
-    plies = page_state(watcher)["ply"]
-    watcher.wait_for_function(
-        f"() => document.getElementById('evalgraph').dataset.points === '{plies}'"
-    )
-    over = watcher.locator("#evalgraph .u-over")
-    over.scroll_into_view_if_needed()
-    box = over.bounding_box()
     target = 4
-    watcher.mouse.move(box["x"] + box["width"] * (target - 0.5) / plies, box["y"] + 20)
-    watcher.mouse.click(box["x"] + box["width"] * target / plies, box["y"] + box["height"] / 2)
-    watcher.wait_for_function(f"() => window.canopy.state.view.ply === {target}")
+    click_the_graph_at(watcher, target)
     watcher.wait_for_selector("#search-label[data-kind=stored]:not([hidden])")
     assert "Canopy's search for 2…" in watcher.locator("#search-label").inner_text()
     assert watcher.locator("#movelist button[data-ply='4'].current").count() == 1
     assert watcher.locator("#evalgraph").get_attribute("data-current") == str(target)
     assert rows(watcher) > 0
-    watcher.evaluate("window.scrollTo(0, 0)")
-    watcher.wait_for_timeout(400)  # the board's move animation ends before the picture
-    screenshot(watcher, "review-evalgraph.png")
     context.close()
 
 
@@ -159,9 +157,6 @@ def test_a_hung_queen_is_marked_as_a_big_swing_on_the_projector(page: Any, serve
     screen.keyboard.press("ArrowRight")
     screen.wait_for_selector("#search-label[data-kind=last]:not([hidden])")
     assert re.search(r"Canopy's search for 2…[ce]xd5 ", label.inner_text()), label.inner_text()
-    screen.evaluate("document.activeElement.blur()")  # no focus ring in the picture
-    screen.wait_for_timeout(400)  # the board's move animation ends before the picture
-    screenshot(screen, "review-projector-swing.png")
     projector.close()
 
 

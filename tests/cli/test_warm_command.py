@@ -14,7 +14,7 @@ from canopy.cli import main
 def test_warm_names_each_part_on_stderr_and_ends_with_the_json_line(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def fake_warm(progress: Any) -> float:
+    def fake_warm(progress: Any, jobs: int = 1) -> float:
         progress(0, 2, "chess: move generation and playouts")
         progress(1, 2, "chess: uct")
         progress(2, 2, "ready")

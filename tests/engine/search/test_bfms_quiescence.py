@@ -70,10 +70,3 @@ def test_proofs_follow_the_rules_and_proven_nodes_are_not_expanded_again(leaf: s
         assert 1 in proven or (len(proven) == len(kids) and tree.outcome[node] == -max(proven))
         assert tree.value[node] == -max(float(tree.value[k]) for k in kids)
     assert abs(info.moves[0].eval) > WIN / 2
-
-
-def test_chess_defaults_to_quiescence_leaves_and_knight_chess_to_the_classic_settings() -> None:
-    params = SearchController("chess", algorithm="bfms").params
-    assert params["leaf"] == "quiescence" and params["solver"] is False
-    params = SearchController("knight", algorithm="bfms").params
-    assert params["leaf"] == "static" and params["solver"] is False

@@ -38,10 +38,6 @@ def test_node_params_swap_in_c_root_at_the_root_only() -> None:
     assert MCTS.node_params(params, False)["c_puct"] == C_PUCT
     off = MCTS.validate({"c_puct": C_PUCT, "c_root": 0.0}, "chess")
     assert MCTS.node_params(off, True) == off
-    # 1 in chess (docs/results.md: up against alphabeta, level on Stockfish's ladder);
-    # knight chess keeps c_puct at the root (not measured there)
-    assert MCTS.validate({}, "chess")["c_root"] == 1.0
-    assert MCTS.validate({}, "knight")["c_root"] == 0.0
 
 
 def test_c_root_equal_to_c_puct_grows_the_same_tree_as_none() -> None:

@@ -2,27 +2,10 @@
 
 from __future__ import annotations
 
-import math
-
 import pytest
 
 from engine.errors import InvalidParameterError, UnknownAlgorithmError
 from engine.search.registry import describe_algorithms, validate_params, validate_threads
-
-
-def test_defaults_follow_the_papers_and_the_game() -> None:
-    assert validate_params("uct", None, "chess")["c"] == pytest.approx(1 / math.sqrt(2), abs=1e-6)
-    assert validate_params("uct", None, "chess")["policy"] == "uniform"
-    assert validate_params("uct", None, "knight")["policy"] == "capture_first"
-    assert validate_params("bfms", None, "chess") == {
-        "C": 1.5,
-        "fpu": 0.5,
-        "leaf": "quiescence",  # a static leaf misses every capture in flight
-        "solver": False,
-        "eval": "hand",
-    }
-    assert validate_params("bfms", None, "knight")["leaf"] == "static"
-    assert validate_params("uct-minimax", None, "chess")["depth"] == 3
 
 
 @pytest.mark.parametrize(
