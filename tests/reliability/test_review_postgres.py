@@ -52,6 +52,7 @@ def test_a_postgresql_database_from_before_the_review_gains_the_column(
 ) -> None:
     engine = create_engine(pg_url)
     with engine.begin() as conn:  # the tables as they were before searches were kept
+        conn.execute(text("DROP TABLE IF EXISTS analyses"))  # it came later and needs games
         conn.execute(text("DROP TABLE IF EXISTS moves"))
         conn.execute(text("DROP TABLE IF EXISTS games"))
         conn.execute(
