@@ -1,7 +1,7 @@
 """The ``mcts`` algorithm as the search contract sees it: its parameters, how its tree's
 numbers read (Q, the PUCT terms, proofs), its final choice, and the worker and kernel
-that run it. What it says in the views around the search is in
-:mod:`~engine.search.algorithms.mcts.views`; the hooks here hand over to it."""
+that run it. What it says in the views around the search is its explainer's
+(:mod:`engine.explain.explainers.mcts`)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,6 @@ from engine.search.algorithm import (
     SelectionTerms,
     Worker,
 )
-from engine.search.algorithms.mcts import views
 from engine.search.algorithms.mcts.kernel import mcts_run
 from engine.search.algorithms.mcts.params import PARAMS, kernel_params
 from engine.search.algorithms.mcts.worker import LeafScoring, MCTSChildStats, MCTSWorker
@@ -138,18 +137,10 @@ class MCTS(Algorithm):
     def child_proof(cls, child: ChildStats) -> tuple[int, int | None]:
         return child.proof, child.mate
 
-    @classmethod
-    def as_before(cls, stats: ChildStats, flags: int) -> ChildStats:
-        return views.as_before(stats, flags)
-
     @staticmethod
     def root_prior(child: ChildStats) -> float | None:
         """The PUCT prior P, so the root table shows what the visits were steered by."""
         return float(child.prior) if isinstance(child, MCTSChildStats) else None
-
-    @classmethod
-    def node_scoring(cls, worker: Worker, node: int) -> dict[str, Any] | None:
-        return views.node_scoring(worker, node)
 
     @classmethod
     def final_rank(
@@ -182,23 +173,6 @@ class MCTS(Algorithm):
             if m.proof == NOT_PROVEN and m.eval > DRAW_MARGIN and 2 * m.visits >= top.visits:
                 return [m, *moves[:i], *moves[i + 1 :]]
         return moves
-
-    # ------------------------------------------------------------ step trace
-    @classmethod
-    def expansion_note(cls, new_count: int) -> str:
-        return views.expansion_note(new_count)
-
-    @classmethod
-    def selection_row(cls, child: ChildStats, terms: SelectionTerms) -> dict[str, Any]:
-        return views.selection_row(child, terms)
-
-    @classmethod
-    def simulation_trace(cls, view: Any) -> dict[str, Any] | None:
-        return views.simulation_trace(view)
-
-    @classmethod
-    def backup_trace(cls, view: Any) -> list[dict[str, Any]] | None:
-        return views.backup_trace(view)
 
     # ------------------------------------------------------------ running
     @classmethod

@@ -1,9 +1,9 @@
 """``mcts``: PUCT over a blend of Q and implicit minimax, leaves scored by searches.
 
-The names of its formula's parts, its phases' numbers, the rows of its selection table and
-its node card are still written by its algorithm class (engine/search/algorithms/mcts.py),
-and the words of its PUCT table, its leaf searches and its back-up by the page: this
-explainer hands them on, and writes the words the phases share with every algorithm (the
+The names of its formula's parts are still its algorithm class's; its phases' numbers, the
+rows of its selection table and its node card are :mod:`.phases`'; the words of its PUCT
+table, its leaf searches and its back-up are the page's. This explainer hands them on, and
+writes the words the phases share with every algorithm (the
 walk, a tie at the top, the expansion, a finished or proven leaf, a leaf scored by the
 static evaluation).
 """
@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Literal, cast
 
 from engine.explain.explainer import Explainer
+from engine.explain.explainers.mcts import phases
 from engine.explain.phases import StepView
 from engine.explain.prose import Blocks, Context, para, simulation_blocks
 from engine.explain.words import capitalised
@@ -33,28 +34,28 @@ class MCTSExplainer(Explainer):
 
     @classmethod
     def selection_row(cls, child: ChildStats, terms: SelectionTerms) -> dict[str, Any]:
-        return MCTS.selection_row(child, terms)
+        return phases.selection_row(child, terms)
 
     @classmethod
     def expansion_note(cls, new_count: int) -> str:
-        return MCTS.expansion_note(new_count)
+        return phases.expansion_note(new_count)
 
     @classmethod
     def as_before(cls, stats: ChildStats, flags: int) -> ChildStats:
-        return MCTS.as_before(stats, flags)
+        return phases.as_before(stats, flags)
 
     # (typed optional in the algorithm module; they always write their phase)
     @classmethod
     def simulate(cls, view: StepView) -> dict[str, Any]:
-        return cast(dict[str, Any], MCTS.simulation_trace(view))
+        return cast(dict[str, Any], phases.simulation_trace(view))
 
     @classmethod
     def back_up(cls, view: StepView) -> list[dict[str, Any]]:
-        return cast(list[dict[str, Any]], MCTS.backup_trace(view))
+        return cast(list[dict[str, Any]], phases.backup_trace(view))
 
     @classmethod
     def node_scoring(cls, worker: Worker, node: int) -> dict[str, Any] | None:
-        return MCTS.node_scoring(worker, node)
+        return phases.node_scoring(worker, node)
 
     # ------------------------------------------------------------ prose
     @classmethod
