@@ -14,6 +14,7 @@ Explainers, like algorithms, are stateless classes: every hook is a class method
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar, Literal
 
 from engine.explain.phases import BACKUPS, SIMULATIONS, StepView
@@ -79,7 +80,12 @@ class Explainer:
     def selection_row(cls, child: ChildStats, terms: SelectionTerms) -> dict[str, Any]:
         """A sibling's numbers in a selection table (beside node, move, san and visits):
         ``value_sum``, ``q``, ``explore``, ``score`` (None = infinite)."""
-        return cls.algorithm.selection_row(child, terms)
+        return {
+            "value_sum": child.value_sum,
+            "q": terms.exploit,
+            "explore": terms.explore,
+            "score": terms.score if math.isfinite(terms.score) else None,
+        }
 
     @classmethod
     def expansion_note(cls, new_count: int) -> str:

@@ -88,6 +88,12 @@ def plies(n: int) -> str:
     return f"{n} {'ply' if n == 1 else 'plies'}"
 
 
+def ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th`` … ``11th``, ``12th``, ``13th``, ``21st``."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 def number(x: float | int) -> str:
     """A number as JavaScript writes it into text: ``2`` for 2.0, ``1.5``, ``0.00001``."""
     if isinstance(x, bool) or not isinstance(x, float):

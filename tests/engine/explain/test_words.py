@@ -14,6 +14,8 @@ from engine.explain.words import (
     format_line,
     line_words,
     number,
+    ordinal,
+    plies,
     proof_for,
     proof_text,
     rounded,
@@ -51,6 +53,13 @@ def test_signed_uses_a_real_minus_and_calls_a_mate_score_a_mate() -> None:
 
 def test_count_groups_thousands_and_rounds_half_up() -> None:
     assert count(1234567) == "1,234,567" and count(2.5) == "3" and count(None) == "–"
+
+
+def test_ordinals_and_plies_are_written_with_their_english_endings() -> None:
+    assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111)] == [
+        "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th",
+    ]  # fmt: skip
+    assert [plies(1), plies(0), plies(3)] == ["1 ply", "0 plies", "3 plies"]
 
 
 def test_a_number_in_text_is_written_as_javascript_writes_it() -> None:

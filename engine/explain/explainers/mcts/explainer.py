@@ -1,61 +1,86 @@
 """``mcts``: PUCT over a blend of Q and implicit minimax, leaves scored by searches.
 
-The names of its formula's parts are still its algorithm class's; its phases' numbers, the
-rows of its selection table and its node card are :mod:`.phases`'; the words of its PUCT
-table, its leaf searches and its back-up are the page's. This explainer hands them on, and
-writes the words the phases share with every algorithm (the
-walk, a tie at the top, the expansion, a finished or proven leaf, a leaf scored by the
-static evaluation).
+The names of its formula's parts, a selection row's PUCT numbers, the note of a level
+where expansion chose, its phases (:mod:`.phases`) and its node card (:mod:`.card`). The
+words of its PUCT table, its leaf searches and its back-up are still the page's; this
+explainer writes the words the phases share with every algorithm (the walk, a tie at the
+top, the expansion, a finished or proven leaf, a leaf scored by the static evaluation).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, cast
+from dataclasses import replace
+from typing import Any
 
 from engine.explain.explainer import Explainer
-from engine.explain.explainers.mcts import phases
+from engine.explain.explainers.mcts import card, phases
 from engine.explain.phases import StepView
 from engine.explain.prose import Blocks, Context, para, simulation_blocks
 from engine.explain.words import capitalised
-from engine.search.algorithm import ChildStats, SelectionTerms, Worker
+from engine.search.algorithm import NOT_PROVEN, ChildStats, SelectionTerms, Worker
 from engine.search.algorithms.mcts import MCTS
+from engine.search.algorithms.mcts.worker import MCTSChildStats
+from engine.search.tree import EVALUATED, PROVEN
 
 
 class MCTSExplainer(Explainer):
     algorithm = MCTS
-    selection_rule = MCTS.selection_rule
-    formula = MCTS.formula
-    exploit_label = MCTS.exploit_label
-    score_label = MCTS.score_label
-    selection_params = MCTS.selection_params
-    simulation = MCTS.simulation
-    backup_rule = cast(Literal["average", "negamax"], MCTS.backup_rule)
-    race_partner = MCTS.race_partner
+    selection_rule = "puct"
+    formula = (
+        "(1 − α)·Q + α·(1 + minimax)/2 + c·P·sqrt(N_parent) / (1 + N)"
+        "  (not yet evaluated: the parent's urgency in place of the first two terms)"
+    )
+    exploit_label = "value"
+    score_label = "PUCT"
+    selection_params = ("c_puct", "alpha", "fpu")
+    simulation = "quiescence"
+    backup_rule = "average"
+    race_partner = "uct"  # the textbook algorithm against the one built for strength
 
     @classmethod
     def selection_row(cls, child: ChildStats, terms: SelectionTerms) -> dict[str, Any]:
-        return phases.selection_row(child, terms)
+        """The generic row with the PUCT terms' own numbers: the prior, whether the child
+        is evaluated, its minimax value and mean reward, its proof."""
+        row = super().selection_row(child, terms)
+        if isinstance(child, MCTSChildStats):
+            row.update(
+                prior=child.prior,
+                evaluated=child.evaluated,
+                minimax=child.value if child.evaluated else None,
+                q_mean=child.value_sum / child.visits if child.visits else None,
+            )
+        row.update(proof=child.proof, mate=child.mate)
+        return row
 
     @classmethod
     def expansion_note(cls, new_count: int) -> str:
-        return phases.expansion_note(new_count)
+        return (
+            f"all {new_count} children created with their priors; the one with the "
+            "best PUCT score (unevaluated: urgency + c·P·sqrt(N)) is evaluated"
+        )
 
     @classmethod
     def as_before(cls, stats: ChildStats, flags: int) -> ChildStats:
-        return phases.as_before(stats, flags)
+        """Evaluated-unvisited and the proof as the flags had them before the step (a
+        child evaluated or proven by this very step was neither when it was chosen)."""
+        if not isinstance(stats, MCTSChildStats):
+            return stats
+        evaluated = bool(flags & EVALUATED) and stats.visits == 0
+        if flags & PROVEN:
+            return replace(stats, evaluated_unvisited=evaluated)
+        return replace(stats, evaluated_unvisited=evaluated, proof=NOT_PROVEN, mate=None)
 
-    # (typed optional in the algorithm module; they always write their phase)
     @classmethod
     def simulate(cls, view: StepView) -> dict[str, Any]:
-        return cast(dict[str, Any], phases.simulation_trace(view))
+        return phases.simulation_trace(view)
 
     @classmethod
     def back_up(cls, view: StepView) -> list[dict[str, Any]]:
-        return cast(list[dict[str, Any]], phases.backup_trace(view))
+        return phases.backup_trace(view)
 
     @classmethod
     def node_scoring(cls, worker: Worker, node: int) -> dict[str, Any] | None:
-        return phases.node_scoring(worker, node)
+        return card.node_scoring(worker, node)
 
     # ------------------------------------------------------------ prose
     @classmethod

@@ -61,17 +61,6 @@ class MCTS(Algorithm):
     pv_rule = PV_PROVEN_FIRST  # a proven win (the quickest), then visits, a proven loss last
     keeps_proofs = True
     value_kind = "q"
-    selection_rule = "puct"
-    formula = (
-        "(1 − α)·Q + α·(1 + minimax)/2 + c·P·sqrt(N_parent) / (1 + N)"
-        "  (not yet evaluated: the parent's urgency in place of the first two terms)"
-    )
-    exploit_label = "value"
-    score_label = "PUCT"
-    selection_params = ("c_puct", "alpha", "fpu")
-    simulation = "quiescence"
-    backup_rule = "average"
-    race_partner = "uct"  # the textbook algorithm against the one built for strength
 
     @classmethod
     def kernel_params(cls, params: dict[str, Any]) -> np.record:
