@@ -45,7 +45,8 @@ NOT_PROVEN, PROVEN_WIN, PROVEN_LOSS, PROVEN_DRAW = 0, 1, -1, 2
 
 @dataclass(frozen=True)
 class ChildStats:
-    """One root child's raw numbers from one tree (or summed over the threads' trees)."""
+    """A tree node's raw numbers from one tree (a root move's: or summed over the threads'
+    trees), as its parent's side reads them."""
 
     move: int
     visits: int
@@ -60,6 +61,19 @@ class ChildStats:
     # proven win or loss when the algorithm knows them (a WIN − 10·ply score), else None.
     proof: int = NOT_PROVEN
     mate: int | None = None
+    # What a PUCT score needs beyond them (mcts): the prior (None: the algorithm keeps
+    # none, or a root move merged over several threads' trees has no single one), the
+    # value an unevaluated child is taken at (its parent's first-play urgency, fixed once
+    # the parent is evaluated), and whether it was evaluated without a visit (a game over
+    # at once).
+    prior: float | None = None
+    urgency: float = 0.5
+    evaluated_unvisited: bool = False
+
+    @property
+    def evaluated(self) -> bool:
+        """Scored at least once: visited, or evaluated without a visit."""
+        return self.visits > 0 or self.evaluated_unvisited
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,6 @@ from engine.explain.prose import Blocks, Context, para, simulation_blocks
 from engine.explain.words import capitalised
 from engine.search.algorithm import NOT_PROVEN, ChildStats, SelectionTerms, Worker
 from engine.search.algorithms.mcts import MCTS
-from engine.search.algorithms.mcts.worker import MCTSChildStats
 from engine.search.tree import EVALUATED, PROVEN
 
 
@@ -42,7 +41,7 @@ class MCTSExplainer(Explainer):
         """The generic row with the PUCT terms' own numbers: the prior, whether the child
         is evaluated, its minimax value and mean reward, its proof."""
         row = super().selection_row(child, terms)
-        if isinstance(child, MCTSChildStats):
+        if child.prior is not None:
             row.update(
                 prior=child.prior,
                 evaluated=child.evaluated,
@@ -63,7 +62,7 @@ class MCTSExplainer(Explainer):
     def as_before(cls, stats: ChildStats, flags: int) -> ChildStats:
         """Evaluated-unvisited and the proof as the flags had them before the step (a
         child evaluated or proven by this very step was neither when it was chosen)."""
-        if not isinstance(stats, MCTSChildStats):
+        if stats.prior is None:
             return stats
         evaluated = bool(flags & EVALUATED) and stats.visits == 0
         if flags & PROVEN:

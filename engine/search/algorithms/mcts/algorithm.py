@@ -23,7 +23,7 @@ from engine.search.algorithm import (
 )
 from engine.search.algorithms.mcts.kernel import mcts_run
 from engine.search.algorithms.mcts.params import PARAMS, kernel_params
-from engine.search.algorithms.mcts.worker import LeafScoring, MCTSChildStats, MCTSWorker
+from engine.search.algorithms.mcts.worker import LeafScoring, MCTSWorker
 from engine.search.parts.alphabeta import ABORTED, MAX_PLY, QCHECKS, QPRUNE
 from engine.search.parts.pv import PV_PROVEN_FIRST
 from engine.search.parts.select import blended_q, puct_score
@@ -104,7 +104,7 @@ class MCTS(Algorithm):
         ``c·P·sqrt(N) / (1 + n)``: the numbers :func:`select_puct` compares. A root move
         merged over several threads' trees has no single prior: its exploration term is
         left out (None)."""
-        if not isinstance(child, MCTSChildStats):
+        if child.prior is None:
             exploit = float(blended_q(child.value_sum, child.visits, child.value, params["alpha"]))
             return SelectionTerms(exploit, None, exploit)
         if child.evaluated:
@@ -129,7 +129,7 @@ class MCTS(Algorithm):
     @staticmethod
     def root_prior(child: ChildStats) -> float | None:
         """The PUCT prior P, so the root table shows what the visits were steered by."""
-        return float(child.prior) if isinstance(child, MCTSChildStats) else None
+        return child.prior
 
     @classmethod
     def final_rank(
