@@ -25,8 +25,8 @@ import chess
 from engine.errors import CanopyError
 from engine.explain.explainer import Explainer
 from engine.explain.explainers import explainer_for
-from engine.explain.words import san_line
 from engine.rules.convert import move_to_uci
+from engine.rules.san import san_line
 from engine.search.algorithm import NOT_PROVEN, ChildStats, Worker
 
 if TYPE_CHECKING:

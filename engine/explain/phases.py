@@ -23,10 +23,10 @@ import numpy as np
 
 from engine.core.state import STATUS_NAMES
 from engine.rules.convert import move_to_uci
+from engine.rules.san import SanCache
 from engine.search.algorithm import Algorithm, ChildStats, Worker
 from engine.search.codes import CUT_EVAL, F_SCORE, T_SIM_PLIES, T_SIM_WHITE
 from engine.search.record import StepRecord
-from engine.search.snapshot import SanCache
 from engine.search.tree import ROOT, TERMINAL
 
 RESULT_TEXT = {1: "1-0", 0: "1/2-1/2", -1: "0-1"}

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 
-import chess
 import pytest
 
 from engine.explain.words import (
@@ -20,7 +19,6 @@ from engine.explain.words import (
     proof_text,
     rounded,
     rounded_all,
-    san_line,
     side_name,
     signed,
 )
@@ -95,8 +93,3 @@ def test_numbers_are_shown_rounded_and_an_infinite_one_as_none() -> None:
         "a": [0.1235, 2, "x"],
         "b": [None],
     }
-
-
-def test_a_line_of_moves_stops_at_the_first_illegal_one() -> None:
-    board, sans = san_line(chess.Board(), ["e2e4", "e7e5", "e1e3", "g1f3"])
-    assert sans == ["e4", "e5"] and board.fullmove_number == 2
