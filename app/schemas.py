@@ -412,8 +412,8 @@ class StepFrame(BaseModel):
     leaf_fen: str | None = None  # where the simulation started
     end_fen: str | None = None  # where a playout ended
     # What the step view says about each phase: blocks of text (engine/explain/prose.py
-    # describes them), or null for a phase whose words the page writes itself.
-    prose: dict[str, list[dict[str, Any]] | None] | None = None
+    # describes them).
+    prose: dict[str, list[dict[str, Any]]] | None = None
 
 
 class NodeSelection(BaseModel):

@@ -154,11 +154,11 @@ class Explainer:
         return "each scored by the static evaluation", True
 
     @classmethod
-    def simulation_prose(cls, step: dict[str, Any], ctx: Context) -> Blocks | None:
-        """The simulation phase's words (None: the page writes them itself)."""
+    def simulation_prose(cls, step: dict[str, Any], ctx: Context) -> Blocks:
+        """The simulation phase's words."""
         return simulation_blocks(step, ctx)
 
     @classmethod
-    def backup_prose(cls, step: dict[str, Any], ctx: Context) -> Blocks | None:
-        """The back-propagation phase's words (None: the page writes them itself)."""
+    def backup_prose(cls, step: dict[str, Any], ctx: Context) -> Blocks:
+        """The back-propagation phase's words."""
         return backup_blocks(step, ctx)

@@ -1,10 +1,10 @@
 """``mcts``: PUCT over a blend of Q and implicit minimax, leaves scored by searches.
 
 The names of its formula's parts, a selection row's PUCT numbers, the note of a level
-where expansion chose, its phases (:mod:`.phases`) and its node card (:mod:`.card`). The
-words of its PUCT table, its leaf searches and its back-up are still the page's; this
-explainer writes the words the phases share with every algorithm (the walk, a tie at the
-top, the expansion, a finished or proven leaf, a leaf scored by the static evaluation).
+where expansion chose, its phases (:mod:`.phases`), its node card (:mod:`.card`) and the
+words of its step view: its own (:mod:`.prose`: the PUCT table's, its leaf searches', its
+back-up's) and those every algorithm shares (the walk, a tie at the top, the expansion, a
+finished or proven leaf, a leaf scored by the static evaluation).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from dataclasses import replace
 from typing import Any
 
 from engine.explain.explainer import Explainer
-from engine.explain.explainers.mcts import card, phases
+from engine.explain.explainers.mcts import card, phases, prose
 from engine.explain.phases import StepView
-from engine.explain.prose import Blocks, Context, para, simulation_blocks
+from engine.explain.prose import Blocks, Context, backup_blocks, para, simulation_blocks
 from engine.explain.words import capitalised
 from engine.search.algorithm import NOT_PROVEN, ChildStats, SelectionTerms, Worker
 from engine.search.algorithms.mcts import MCTS
@@ -102,14 +102,38 @@ class MCTSExplainer(Explainer):
         )
 
     @classmethod
-    def simulation_prose(cls, step: dict[str, Any], ctx: Context) -> Blocks | None:
-        """A finished or proven leaf in the words every algorithm shares; a leaf scored by
-        the static evaluation (``leaf=static``) as a leaf score, with the scoring's note;
-        the quiescence views are the page's."""
+    def level_blocks(cls, level: dict[str, Any], index: int, params: dict[str, Any]) -> Blocks:
+        """The generic blocks, with whose values the PUCT table holds noted under it."""
+        blocks = super().level_blocks(level, index, params)
+        table = blocks[0]
+        table["notes"] = [para("hint", prose.PUCT_NOTE), *(table.get("notes") or [])]
+        return blocks
+
+    @classmethod
+    def worked(
+        cls, level: dict[str, Any], winner: dict[str, Any], params: dict[str, Any]
+    ) -> str | None:
+        return prose.worked_puct(level, winner, params)
+
+    @classmethod
+    def simulation_prose(cls, step: dict[str, Any], ctx: Context) -> Blocks:
+        """The leaf's quiescence search, or the line that decided an expanded leaf's
+        value; a leaf scored by the static evaluation (``leaf=static``) as a leaf score,
+        with the scoring's note; a finished or proven leaf in the words every algorithm
+        shares."""
         sim = step.get("simulation") or {}
         if sim.get("kind") == "quiescence":
-            return None
+            return prose.leaf_search_blocks(step, ctx)
         if sim.get("kind") == "evaluation":
             blocks = simulation_blocks({**step, "simulation": {**sim, "kind": "leaf"}}, ctx)
             return [blocks[0], para("text", capitalised(sim.get("note") or "")), *blocks[1:]]
         return simulation_blocks(step, ctx)
+
+    @classmethod
+    def backup_prose(cls, step: dict[str, Any], ctx: Context) -> Blocks:
+        """Averaging with implicit minimax (the rows' rule); no rows in the words every
+        algorithm shares."""
+        rows = step.get("backpropagation") or []
+        if rows and rows[0].get("rule") == "average + minimax":
+            return prose.average_minimax_blocks()
+        return backup_blocks(step, ctx)
