@@ -462,6 +462,8 @@ class NodeScoring(BaseModel):
     table_depth: int  # the alpha-beta plies of the scores the table keeps (0: quiescence)
     in_table: bool
     table_score: float | None  # the table's score of the position, as ``score``
+    # The card's rows that say it (engine/explain): [term, value] or [term, value, tooltip]
+    prose: list[list[str]] = []
 
 
 class NodeInfoFrame(BaseModel):

@@ -121,6 +121,13 @@ class Explainer:
         playout's reward is not a score the node keeps)."""
         return None
 
+    @classmethod
+    def scoring_rows(cls, scoring: dict[str, Any], whom: str, sign: int) -> list[list[str]]:
+        """The node card's rows for :meth:`node_scoring`'s numbers (as sent, rounded): a
+        term, its value and, where one helps, a tooltip. The numbers are for the side that
+        moved into the node; the rows speak for ``whom`` (``sign`` = -1 flips them)."""
+        return []
+
     # ------------------------------------------------------------ prose
     @classmethod
     def prose(cls, step: dict[str, Any], ctx: Context) -> Prose:

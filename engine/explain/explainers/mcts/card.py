@@ -1,7 +1,7 @@
-"""The numbers of ``mcts``'s node card: how a node and its children were scored (the
-node's own leaf score and the depth of its search, its children's, the leaf table's entry),
-read from the worker's tree by the kernel's own depth rules; the tree keeps no depth per
-score."""
+"""``mcts``'s node card: how a node and its children were scored (the node's own leaf
+score and the depth of its search, its children's, the leaf table's entry), read from the
+worker's tree by the kernel's own depth rules (the tree keeps no depth per score), and the
+card's rows that say it."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import numpy as np
 from engine.core.bits import table_slot
 from engine.core.games import make_move
 from engine.core.state import HASH
+from engine.explain.words import signed
 from engine.search.algorithm import Worker
 from engine.search.algorithms.mcts.depth import (
     FULL_TREE_PLIES,
@@ -122,3 +123,55 @@ def node_scoring(worker: Worker, node: int) -> dict[str, Any] | None:
         # the table keeps the score for the side to move in the position: negated here
         "table_score": -float(cache.scores[slot]) if in_table else None,
     }
+
+
+def search_text(leaf: str, low: int | None, high: int | None) -> str:
+    """A leaf search as the card names it: "quiescence", "2-ply alpha-beta + quiescence",
+    "1–2-ply …" when the depth is only known within a range."""
+    last = "static evaluation" if leaf == "static" else "quiescence"
+    depth = f"{low}" if low == high else f"{low}–{high}"
+    return f"{depth}-ply alpha-beta + {last}" if high else last
+
+
+def scoring_rows(sc: dict[str, Any], whom: str, sign: int) -> list[list[str]]:
+    """The card's rows for :func:`node_scoring`'s numbers (``sc``, as sent): each a term,
+    its value and, where one helps, a tooltip. The scores are for the side that moved into
+    the node; the card speaks for ``whom``, ``sign`` = -1 flipping them (the root: the side
+    to move)."""
+    leaf = "static" if sc["scored_by"] == "static" else "quiescence"
+    rows: list[list[str]] = []
+    if sc["score"] is None:
+        rows.append(["own score", "not scored yet"])
+    elif sc["scored_by"] == "game over":
+        rows.append(
+            ["own score", f"{signed(sign * sc['score'], 3)} for {whom} (the game is over here)"]
+        )
+    else:
+        search = search_text(leaf, sc["depth"], sc["depth_max"])
+        row = ["own score", f"{signed(sign * sc['score'], 3)} for {whom} ({search})"]
+        if sc["depth"] != sc["depth_max"]:
+            row.append("its parent's rescore plies may have come after it was scored")
+        rows.append(row)
+    if sc["children"]:
+        if sc["children_depth"] is None:
+            how = "each when first visited"
+        else:
+            extra = sc["rescore_plies"]
+            rescored = f" ({extra} rescore {'ply' if extra == 1 else 'plies'})" if extra else ""
+            how = f"by {search_text(leaf, sc['children_depth'], sc['children_depth'])}{rescored}"
+        partial = " — partial: the rest wait to be scored (again)" if sc["partial"] else ""
+        rows.append(
+            ["children scored", f"{sc['children_scored']} of {sc['children']}, {how}{partial}"]
+        )
+    if not sc["tt"]:
+        table = "off"
+    elif sc["in_table"]:
+        table = f"yes: {signed(sign * sc['table_score'], 3)} for {whom}"
+    elif sc["depth"] is not None and sc["depth"] > sc["table_depth"]:
+        alone = "static evaluation" if leaf == "static" else "quiescence search"
+        kept = f"{sc['table_depth']}-ply searches" if sc["table_depth"] else f"the {alone} alone"
+        table = f"no (it keeps only scores of {kept})"
+    else:
+        table = "no"
+    rows.append(["in leaf table", table, f"Zobrist key {sc['key']}"])
+    return rows

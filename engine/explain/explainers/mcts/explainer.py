@@ -81,6 +81,10 @@ class MCTSExplainer(Explainer):
     def node_scoring(cls, worker: Worker, node: int) -> dict[str, Any] | None:
         return card.node_scoring(worker, node)
 
+    @classmethod
+    def scoring_rows(cls, scoring: dict[str, Any], whom: str, sign: int) -> list[list[str]]:
+        return card.scoring_rows(scoring, whom, sign)
+
     # ------------------------------------------------------------ prose
     @classmethod
     def expansion_how(cls, step: dict[str, Any], ctx: Context) -> tuple[str, bool]:
