@@ -89,8 +89,8 @@ def measure_frame(
 ) -> FrameReport:
     """Build and encode a ``nodes``-node stats frame from a real search tree."""
     from engine.explain.export import top_tree
+    from engine.rules.san import SanCache
     from engine.search.controller import SearchController
-    from engine.search.snapshot import SanCache
 
     ctl = SearchController("chess", algorithm="uct", seed=1, tree_size=nodes)
     try:

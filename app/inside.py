@@ -30,7 +30,7 @@ from engine.explain.nodes import (
     UnknownNodeError,
     node_details,
 )
-from engine.explain.words import san_line
+from engine.rules.san import san_line
 
 if TYPE_CHECKING:
     from engine.search.controller import SearchController

@@ -412,8 +412,8 @@ class StepFrame(BaseModel):
     leaf_fen: str | None = None  # where the simulation started
     end_fen: str | None = None  # where a playout ended
     # What the step view says about each phase: blocks of text (engine/explain/prose.py
-    # describes them), or null for a phase whose words the page writes itself.
-    prose: dict[str, list[dict[str, Any]] | None] | None = None
+    # describes them).
+    prose: dict[str, list[dict[str, Any]]] | None = None
 
 
 class NodeSelection(BaseModel):
@@ -462,6 +462,8 @@ class NodeScoring(BaseModel):
     table_depth: int  # the alpha-beta plies of the scores the table keeps (0: quiescence)
     in_table: bool
     table_score: float | None  # the table's score of the position, as ``score``
+    # The card's rows that say it (engine/explain): [term, value] or [term, value, tooltip]
+    prose: list[list[str]] = []
 
 
 class NodeInfoFrame(BaseModel):

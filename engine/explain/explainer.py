@@ -14,6 +14,7 @@ Explainers, like algorithms, are stateless classes: every hook is a class method
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar, Literal
 
 from engine.explain.phases import BACKUPS, SIMULATIONS, StepView
@@ -79,7 +80,12 @@ class Explainer:
     def selection_row(cls, child: ChildStats, terms: SelectionTerms) -> dict[str, Any]:
         """A sibling's numbers in a selection table (beside node, move, san and visits):
         ``value_sum``, ``q``, ``explore``, ``score`` (None = infinite)."""
-        return cls.algorithm.selection_row(child, terms)
+        return {
+            "value_sum": child.value_sum,
+            "q": terms.exploit,
+            "explore": terms.explore,
+            "score": terms.score if math.isfinite(terms.score) else None,
+        }
 
     @classmethod
     def expansion_note(cls, new_count: int) -> str:
@@ -115,6 +121,13 @@ class Explainer:
         playout's reward is not a score the node keeps)."""
         return None
 
+    @classmethod
+    def scoring_rows(cls, scoring: dict[str, Any], whom: str, sign: int) -> list[list[str]]:
+        """The node card's rows for :meth:`node_scoring`'s numbers (as sent, rounded): a
+        term, its value and, where one helps, a tooltip. The numbers are for the side that
+        moved into the node; the rows speak for ``whom`` (``sign`` = -1 flips them)."""
+        return []
+
     # ------------------------------------------------------------ prose
     @classmethod
     def prose(cls, step: dict[str, Any], ctx: Context) -> Prose:
@@ -148,11 +161,11 @@ class Explainer:
         return "each scored by the static evaluation", True
 
     @classmethod
-    def simulation_prose(cls, step: dict[str, Any], ctx: Context) -> Blocks | None:
-        """The simulation phase's words (None: the page writes them itself)."""
+    def simulation_prose(cls, step: dict[str, Any], ctx: Context) -> Blocks:
+        """The simulation phase's words."""
         return simulation_blocks(step, ctx)
 
     @classmethod
-    def backup_prose(cls, step: dict[str, Any], ctx: Context) -> Blocks | None:
-        """The back-propagation phase's words (None: the page writes them itself)."""
+    def backup_prose(cls, step: dict[str, Any], ctx: Context) -> Blocks:
+        """The back-propagation phase's words."""
         return backup_blocks(step, ctx)

@@ -13,9 +13,10 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from engine.explain.nodes import tree_worker
+from engine.rules.san import SanCache
 from engine.search.algorithm import NOT_PROVEN
 from engine.search.info import TreeNodeInfo
-from engine.search.snapshot import SanCache, tree_nodes
+from engine.search.snapshot import tree_nodes
 
 if TYPE_CHECKING:
     from engine.search.controller import SearchController

@@ -25,8 +25,9 @@ import chess
 from engine.errors import CanopyError
 from engine.explain.explainer import Explainer
 from engine.explain.explainers import explainer_for
-from engine.explain.words import san_line
+from engine.explain.words import side_name
 from engine.rules.convert import move_to_uci
+from engine.rules.san import san_line
 from engine.search.algorithm import NOT_PROVEN, ChildStats, Worker
 
 if TYPE_CHECKING:
@@ -169,6 +170,10 @@ def node_details(controller: SearchController, node: int) -> dict[str, Any]:
     scoring = explainer.node_scoring(worker, node)
     if scoring is not None:
         scoring = {k: finite(v) if isinstance(v, float) else v for k, v in scoring.items()}
+        # the card speaks for the mover (the root: the side to move there)
+        whom = root_white if node == 0 else mover_white
+        side = side_name(controller.game.name, "white" if whom else "black")
+        scoring["prose"] = explainer.scoring_rows(scoring, side, -1 if node == 0 else 1)
     return {
         "type": "node",
         "id": node,

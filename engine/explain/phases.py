@@ -23,11 +23,10 @@ import numpy as np
 
 from engine.core.state import STATUS_NAMES
 from engine.rules.convert import move_to_uci
+from engine.rules.san import SanCache
 from engine.search.algorithm import Algorithm, ChildStats, Worker
 from engine.search.codes import CUT_EVAL, F_SCORE, T_SIM_PLIES, T_SIM_WHITE
 from engine.search.record import StepRecord
-from engine.search.snapshot import SanCache
-from engine.search.trace import average_rows
 from engine.search.tree import ROOT, TERMINAL
 
 RESULT_TEXT = {1: "1-0", 0: "1/2-1/2", -1: "0-1"}
@@ -230,6 +229,31 @@ SIMULATIONS: dict[str, Callable[[StepView], dict[str, Any]]] = {
 
 
 # ---------------------------------------------------------------- back-propagation
+
+
+def average_rows(view: StepView) -> list[dict[str, Any]]:
+    """Each path node's visits and reward sum before and after; the reward flips sides
+    at every ply."""
+    tree = view.tree
+    rows: list[dict[str, Any]] = []
+    r = view.reward
+    for node in reversed(view.path):
+        existed = node < view.used
+        row: dict[str, Any] = {
+            **view.name(node),
+            "visits_before": int(view.before_visits[node]) if existed else 0,
+            "visits_after": int(tree.visits[node]),
+            "rule": "average",
+            "reward": r,
+        }
+        sum_before = float(view.before_sum[node]) if existed else 0.0
+        row["value_sum_before"] = sum_before
+        row["value_sum_after"] = float(tree.value_sum[node])
+        row["q_before"] = sum_before / row["visits_before"] if row["visits_before"] else None
+        row["q_after"] = float(tree.value_sum[node]) / max(1, row["visits_after"])
+        r = 1.0 - r
+        rows.append(row)
+    return rows
 
 
 def negamax_rows(view: StepView) -> list[dict[str, Any]]:

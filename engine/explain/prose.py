@@ -6,11 +6,12 @@ here once for every algorithm (its :class:`~engine.explain.explainer.Explainer` 
 words that are its own). The page (``app/static/js/step.js``) renders the blocks as they
 come and draws the tables, the board and the animation around them.
 
-The blocks (``prose[phase]`` is a list of them, or None where the page still writes the
-phase itself):
+The blocks (``prose[phase]`` is a list of them):
 
-* ``{"kind": "lede" | "text" | "note" | "hint" | "worked" | "tie" | "idle" | "line",
-  "text": Text}`` — a paragraph; ``line`` is a line of moves (set in monospace).
+* ``{"kind": "lede" | "text" | "note" | "hint" | "worked" | "tie" | "idle" | "line" |
+  "deciding-line" | "line-key", "text": Text}`` — a paragraph; ``line`` is a line of moves
+  (set in monospace), ``deciding-line`` one whose parts are marked (a reply, its alpha-beta
+  plies, its quiescence plies) and ``line-key`` the key to those marks.
 * ``{"kind": "facts", "items": [[Text, Text], ...]}`` — terms and their values.
 * ``{"kind": "chips", "items": [{"text": Text, "terminal"?: true}, ...]}`` — moves with a
   number each.
@@ -51,7 +52,7 @@ Run = str | dict[str, str]
 Text = str | list[Run]
 Block = dict[str, Any]
 Blocks = list[Block]
-Prose = dict[str, Blocks | None]
+Prose = dict[str, Blocks]
 
 PHASES = ("selection", "expansion", "simulation", "backpropagation")
 #: Moves listed with their values under an expansion (the rest are counted).
@@ -88,8 +89,8 @@ class Words(Protocol):
 
     def level_blocks(self, level: dict[str, Any], index: int, params: dict[str, Any]) -> Blocks: ...
     def expansion_how(self, step: dict[str, Any], ctx: Context) -> tuple[str, bool]: ...
-    def simulation_prose(self, step: dict[str, Any], ctx: Context) -> Blocks | None: ...
-    def backup_prose(self, step: dict[str, Any], ctx: Context) -> Blocks | None: ...
+    def simulation_prose(self, step: dict[str, Any], ctx: Context) -> Blocks: ...
+    def backup_prose(self, step: dict[str, Any], ctx: Context) -> Blocks: ...
 
 
 # ---------------------------------------------------------------- blocks
@@ -528,9 +529,9 @@ def _terminal(step: dict[str, Any], ctx: Context, leaf_line: str, leaf_mover: st
     ]
 
 
-def backup_blocks(step: dict[str, Any], ctx: Context) -> Blocks | None:
-    """The back-propagation phase's words for the rules every algorithm shares (None for
-    a rule whose words the page still writes)."""
+def backup_blocks(step: dict[str, Any], ctx: Context) -> Blocks:
+    """The back-propagation phase's words for the rules every algorithm shares (another
+    rule's rows: their table alone)."""
     rows = step.get("backpropagation") or []
     if not rows:
         return [
@@ -565,7 +566,7 @@ def backup_blocks(step: dict[str, Any], ctx: Context) -> Blocks | None:
             ),
             table,
         ]
-    return None
+    return [table]
 
 
 def worked_ucb1(level: dict[str, Any], c: dict[str, Any], params: dict[str, Any]) -> str:

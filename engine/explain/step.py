@@ -50,8 +50,7 @@ class StepTrace:
     simulation: dict[str, Any] = field(default_factory=dict)
     backpropagation: list[dict[str, Any]] = field(default_factory=list)
     stepping: str = "iteration"  # the algorithm's: "iteration", or "depth" (of deepening)
-    # What the page says about each phase (engine.explain.prose); None for a phase whose
-    # words the page still writes itself.
+    # What the page says about each phase (engine.explain.prose).
     prose: Prose | None = None
 
     def to_dict(self) -> dict[str, Any]:

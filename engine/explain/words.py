@@ -15,11 +15,9 @@ numbers: a worked example never disagrees with the table above it in the last di
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
-
-import chess
 
 #: Decimals a number keeps on its way to a page (frames, the worked examples' inputs).
 SHOWN_DIGITS = 4
@@ -86,6 +84,12 @@ def count(n: float | None) -> str:
 def plies(n: int) -> str:
     """``1 ply``, ``3 plies``."""
     return f"{n} {'ply' if n == 1 else 'plies'}"
+
+
+def ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th`` … ``11th``, ``12th``, ``13th``, ``21st``."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def number(x: float | int) -> str:
@@ -194,20 +198,3 @@ def format_line(sans: Sequence[str], fen: str | None, limit: int = 40) -> str:
     if len(sans) > limit:
         out.append("…")
     return " ".join(out)
-
-
-def san_line(board: chess.Board, moves: Iterable[str]) -> tuple[chess.Board, list[str]]:
-    """SAN of the UCI ``moves`` from ``board`` and the position they reach (a copy is
-    advanced; it stops at the first move that does not parse or is not legal)."""
-    b = board.copy(stack=False)
-    out = []
-    for uci in moves:
-        try:
-            move = chess.Move.from_uci(uci)
-        except ValueError:
-            break
-        if move not in b.legal_moves:
-            break
-        out.append(b.san(move))
-        b.push(move)
-    return b, out

@@ -13,7 +13,6 @@ scratch arrays, and calls the algorithm's numba batch kernel.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
@@ -46,7 +45,8 @@ NOT_PROVEN, PROVEN_WIN, PROVEN_LOSS, PROVEN_DRAW = 0, 1, -1, 2
 
 @dataclass(frozen=True)
 class ChildStats:
-    """One root child's raw numbers from one tree (or summed over the threads' trees)."""
+    """A tree node's raw numbers from one tree (a root move's: or summed over the threads'
+    trees), as its parent's side reads them."""
 
     move: int
     visits: int
@@ -61,6 +61,19 @@ class ChildStats:
     # proven win or loss when the algorithm knows them (a WIN − 10·ply score), else None.
     proof: int = NOT_PROVEN
     mate: int | None = None
+    # What a PUCT score needs beyond them (mcts): the prior (None: the algorithm keeps
+    # none, or a root move merged over several threads' trees has no single one), the
+    # value an unevaluated child is taken at (its parent's first-play urgency, fixed once
+    # the parent is evaluated), and whether it was evaluated without a visit (a game over
+    # at once).
+    prior: float | None = None
+    urgency: float = 0.5
+    evaluated_unvisited: bool = False
+
+    @property
+    def evaluated(self) -> bool:
+        """Scored at least once: visited, or evaluated without a visit."""
+        return self.visits > 0 or self.evaluated_unvisited
 
 
 @dataclass(frozen=True)
@@ -119,9 +132,7 @@ class Algorithm:
       by the numba selection function itself) with :meth:`selectable` and
       :meth:`selection_score`, :meth:`child_proof`, :meth:`pv_key`;
     * the final choice: :meth:`final_rank` / :meth:`final_key` / :meth:`final_order`;
-    * UCI: :meth:`decides_by_visits`, :meth:`uci_depth`, :meth:`uci_nodes`;
-    * and :meth:`selection_row`, the step view's generic row of a sibling, which the
-      explainers (``engine.explain``) read from here while ``mcts``'s own row extends it.
+    * UCI: :meth:`decides_by_visits`, :meth:`uci_depth`, :meth:`uci_nodes`.
     """
 
     name: ClassVar[str]
@@ -222,21 +233,6 @@ class Algorithm:
     ) -> float:
         """What the selection rule ranks the child by (``MoveStats.score``)."""
         return cls.selection_terms(child, parent_visits, params).score
-
-    @classmethod
-    def selection_row(cls, child: ChildStats, terms: SelectionTerms) -> dict[str, Any]:
-        """A sibling's numbers in a step trace's selection table (beside node, move,
-        san and visits): ``value_sum``, ``q``, ``explore``, ``score`` (None = infinite).
-
-        The explainers' (``engine.explain``) generic row: it stays here while ``mcts``'s
-        own row, which extends it, is written in its algorithm module."""
-        score = terms.score if math.isfinite(terms.score) else None
-        return {
-            "value_sum": child.value_sum,
-            "q": terms.exploit,
-            "explore": terms.explore,
-            "score": score,
-        }
 
     @classmethod
     def child_proof(cls, child: ChildStats) -> tuple[int, int | None]:

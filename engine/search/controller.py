@@ -38,13 +38,14 @@ from engine.errors import CanopyError, GameOverError, InvalidParameterError
 from engine.eval.evaluate import with_eval
 from engine.rules.convert import state_from_board, uci_to_move
 from engine.rules.games import get_game, outcome
+from engine.rules.san import SanCache
 from engine.search.algorithm import SearchWorker, Worker
 from engine.search.codes import DONE, EXHAUSTED, FULL, ROOT_TERMINAL, SOLVED, STOPPED
 from engine.search.compiled import ensure_compiled
 from engine.search.info import SearchInfo
 from engine.search.record import StepRecord, record_step
 from engine.search.registry import DEFAULT_ALGORITHM, get_algorithm, validate_threads
-from engine.search.snapshot import SanCache, build_info
+from engine.search.snapshot import build_info
 
 InfoCallback = Callable[[SearchInfo], None]
 MAX_NODE_BUDGET = 50_000_000

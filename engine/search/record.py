@@ -29,8 +29,8 @@ from engine.search.codes import (
 )
 
 if TYPE_CHECKING:
+    from engine.rules.san import SanCache
     from engine.search.algorithm import Algorithm, SearchWorker, Worker
-    from engine.search.snapshot import SanCache
 
 
 def _empty() -> np.ndarray:

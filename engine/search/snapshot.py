@@ -16,47 +16,12 @@ import chess
 import numpy as np
 
 from engine.rules.convert import move_to_uci
+from engine.rules.san import SanCache
 from engine.search.algorithm import Algorithm, ChildStats
 from engine.search.info import MoveStats, SearchInfo, ThreadStats, TreeNodeInfo
 from engine.search.tree import ROOT, TERMINAL, top_nodes
 
 PV_LIMIT = 24
-
-
-class SanCache:
-    """SAN of tree nodes by id, computed once per node (ids are stable until re-rooting)."""
-
-    def __init__(self, board: chess.Board) -> None:
-        self.board = board
-        self.by_node: dict[int, str] = {}
-
-    def line(self, moves: Sequence[str], board: chess.Board | None = None) -> tuple[str, ...]:
-        """SAN of a line of UCI moves from the root (stops at the first illegal one)."""
-        b = (board or self.board).copy(stack=False)
-        out = []
-        for uci in moves:
-            try:
-                move = chess.Move.from_uci(uci)
-                if move not in b.legal_moves:
-                    break
-                out.append(b.san(move))
-                b.push(move)
-            except ValueError:
-                break
-        return tuple(out)
-
-    def node(self, tree: Any, node: int) -> str:
-        """SAN of the move into ``node`` (replaying its path from the root)."""
-        if node == ROOT:
-            return ""
-        cached = self.by_node.get(node)
-        if cached is not None:
-            return cached
-        path = [move_to_uci(int(tree.move[n])) for n in tree.path(node)]
-        sans = self.line(path)
-        san = sans[-1] if len(sans) == len(path) else path[-1]
-        self.by_node[node] = san
-        return san
 
 
 @dataclass

@@ -29,47 +29,6 @@ export function qText(game, qWhite, q, mover) {
   return `${white} · ${fixed(q)} for ${sideName(game, mover)}, who moved here`;
 }
 
-/** A leaf search as the node card names it: "quiescence", "2-ply alpha-beta + quiescence",
- * "1–2-ply …" when the depth is only known within a range. */
-function searchText(leaf, low, high) {
-  const last = leaf === "static" ? "static evaluation" : "quiescence";
-  const plies = low === high ? `${low}` : `${low}–${high}`;
-  return high ? `${plies}-ply alpha-beta + ${last}` : last;
-}
-
-/**
- * The rows an algorithm's `scoring` adds to the card (mcts: how the node and its
- * children were scored, and whether the leaf table holds it). Scores come for the side
- * that moved into the node; `sign`/`whom` say how the card speaks of them.
- */
-function scoringRows(sc, sign, whom) {
-  const rows = [];
-  const leaf = sc.scored_by === "static" ? "static" : "quiescence";
-  if (sc.score === null) rows.push(["own score", "not scored yet"]);
-  else if (sc.scored_by === "game over") rows.push(["own score", `${signed(sign * sc.score, 3)} for ${whom} (the game is over here)`]);
-  else rows.push(["own score", `${signed(sign * sc.score, 3)} for ${whom} (${searchText(leaf, sc.depth, sc.depth_max)})`, sc.depth === sc.depth_max ? undefined : "its parent's rescore plies may have come after it was scored"]);
-  if (sc.children) {
-    let how;
-    if (sc.children_depth === null) how = "each when first visited";
-    else {
-      const rescored = sc.rescore_plies ? ` (${sc.rescore_plies} rescore ${sc.rescore_plies === 1 ? "ply" : "plies"})` : "";
-      how = `by ${searchText(leaf, sc.children_depth, sc.children_depth)}${rescored}`;
-    }
-    const partial = sc.partial ? " — partial: the rest wait to be scored (again)" : "";
-    rows.push(["children scored", `${sc.children_scored} of ${sc.children}, ${how}${partial}`]);
-  }
-  let table;
-  if (!sc.tt) table = "off";
-  else if (sc.in_table) table = `yes: ${signed(sign * sc.table_score, 3)} for ${whom}`;
-  else if (sc.depth !== null && sc.depth > sc.table_depth) {
-    const kept = sc.table_depth ? `${sc.table_depth}-ply searches` : `the ${leaf === "static" ? "static evaluation" : "quiescence search"} alone`;
-    table = `no (it keeps only scores of ${kept})`;
-  }
-  else table = "no";
-  rows.push(["in leaf table", table, `Zobrist key ${sc.key}`]);
-  return rows;
-}
-
 export function createNodeCard(container, { onSelect, onClose }) {
   const boardEl = h("div", { class: "mini-board" });
   const title = h("h3", { class: "node-title" });
@@ -134,9 +93,10 @@ export function createNodeCard(container, { onSelect, onClose }) {
       const whom = id === 0 ? sideName(game, turnOf(fresh.fen)) : mover;
       rows.push(["static eval", both && both.position ? `${pairText(both.position, sign)} for ${whom}` : both ? "–" : "…"]);
     }
-    // The algorithm's own account of the node's scoring (mcts), for the mover as above
-    // (the root: the side to move).
-    const scoring = fresh && fresh.scoring ? scoringRows(fresh.scoring, id === 0 ? -1 : 1, id === 0 ? sideName(game, turnOf(fresh.fen)) : mover) : [];
+    // The algorithm's own account of the node's scoring (mcts): rows its explainer wrote
+    // for the mover as above (the root: the side to move), each a term, its value and
+    // maybe a tooltip.
+    const scoring = fresh && fresh.scoring ? fresh.scoring.prose || [] : [];
     rows.push(...scoring.slice(0, 1));
     rows.push(["depth", String(depth)]);
     if (fresh) {

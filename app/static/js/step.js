@@ -11,7 +11,7 @@
 
 import { arrowShapes } from "./arrows.js";
 import { h } from "./dom.js";
-import { count, fixed, formatLine, lineWords, plies, plyLabel, signed } from "./notation.js";
+import { count, fixed, plies, plyLabel, signed } from "./notation.js";
 import { opposite, proofText, sideName, turnOf } from "./state.js";
 
 const PHASES = ["selection", "expansion", "simulation", "backpropagation"];
@@ -51,11 +51,6 @@ function idle(step) {
   return !!step && step.iterations === 0;
 }
 
-/** "The root position" at the start of a sentence (a line of moves starts with a digit). */
-function capitalised(text) {
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
 /** A formula as the server writes it, with square roots as the sign. */
 function formulaText(formula) {
   return (formula || "").replaceAll("sqrt", "√");
@@ -78,6 +73,9 @@ function runs(text) {
   return (text || []).map((run) => (typeof run === "string" ? run : (MARKS[run.mark] || MARKS.strong)(run.text)));
 }
 
+/** Paragraph kinds drawn with classes other than their own name. */
+const PARAGRAPH_CLASSES = { line: "playout", "deciding-line": "playout deciding-line", "line-key": "hint line-key" };
+
 /** The elements of a phase's blocks (a table block is drawn by `TABLES` from the step's rows). */
 function renderBlocks(blocks, step, ctx) {
   return blocks.flatMap((block) => {
@@ -98,11 +96,11 @@ function renderBlocks(blocks, step, ctx) {
       case "table":
         return TABLES[block.table](step, block, ctx);
       case "line":
-        return [h("p", { class: "playout" }, ...runs(block.text)), ...trimmedMoves(step)];
+        return [h("p", { class: PARAGRAPH_CLASSES.line }, ...runs(block.text)), ...trimmedMoves(step)];
       case "text":
         return [h("p", {}, ...runs(block.text))];
       default:
-        return [h("p", { class: block.kind }, ...runs(block.text))];
+        return [h("p", { class: PARAGRAPH_CLASSES[block.kind] || block.kind }, ...runs(block.text))];
     }
   });
 }
@@ -113,12 +111,10 @@ function trimmedMoves(step) {
   return sim.moves_trimmed ? [h("p", { class: "hint" }, `… ${sim.moves_trimmed} more plies not shown.`)] : [];
 }
 
-/** A phase's body: its blocks, or (where the server sends none) mcts's own views. */
+/** A phase's body: its blocks. */
 function phaseBody(step, ctx, phase) {
   const blocks = step.prose ? step.prose[phase] : null;
-  if (blocks) return renderBlocks(blocks, step, ctx);
-  const own = MCTS_VIEWS[phase];
-  return own ? own(step, ctx) : [];
+  return blocks ? renderBlocks(blocks, step, ctx) : [];
 }
 
 // ------------------------------------------------------------------ tables
@@ -127,14 +123,13 @@ const TABLES = {
   selection: (step, block, ctx) => {
     const level = (step.selection || [])[block.level] || {};
     const notes = renderBlocks(block.notes || [], step, ctx);
-    if (level.rule !== "puct") return [formulaTable(level, notes)];
-    const winner = (level.children || []).find((c) => c.winner);
-    return [puctTable(step, level, ctx, notes), winner ? h("p", { class: "worked" }, puctWorked(level, winner, ctx)) : null];
+    return [level.rule === "puct" ? puctTable(step, level, ctx, notes) : formulaTable(level, notes)];
   },
   deepening: (step) => [deepeningTable(step.simulation || {})],
-  backpropagation: (step) => {
+  backpropagation: (step, block, ctx) => {
     const rows = step.backpropagation || [];
-    return [rows[0].rule === "negamax" ? negamaxTable(step, rows) : averageTable(step, rows)];
+    const table = { negamax: negamaxTable, "average + minimax": averageMinimaxTable }[rows[0].rule] || averageTable;
+    return [table(step, rows, ctx)];
   },
 };
 
@@ -241,7 +236,6 @@ function puctTable(step, level, ctx, notes) {
       h("thead", {}, h("tr", {}, head.map(([t, title], k) => h("th", { class: k === 0 ? "" : "num", title: title || null }, t)))),
       h("tbody", {}, body),
     ),
-    h("p", { class: "hint" }, "Q and minimax are for the side choosing here. A child not yet evaluated counts as its parent's own evaluation less the first-play urgency; a child proven lost is never chosen."),
     ...notes,
     ...moreRows(rows, shown.length, level.children_trimmed || 0, "scores"),
   );
@@ -273,32 +267,6 @@ function moreRows(rows, shownCount, trimmed, lowerLabel = "UCB1") {
  * stands in for `c_puct` there) over the game's settings. */
 function levelParams(level, ctx) {
   return { ...(ctx.params || {}), ...(level.params || {}) };
-}
-
-/** The winner of a PUCT level (mcts) worked out. */
-function puctWorked(level, c, ctx) {
-  const params = levelParams(level, ctx);
-  const np = level.visits;
-  const cParam = params.c_puct !== undefined ? fixed(params.c_puct, 2) : "c";
-  const explore = `${cParam}·${fixed(c.prior)}·√${np} / (1 + ${c.visits}) = ${fixed(c.explore)}`;
-  const label = level.score_label || "PUCT";
-  if (!c.evaluated) {
-    return `${c.san} wins: not yet evaluated, it counts as its parent's urgency ${fixed(c.q)}; ${explore}; ${fixed(c.q)} + ${fixed(c.explore)} = ${fixed(c.score)}, ${largest(level, c, label)}.`;
-  }
-  const a = params.alpha !== undefined ? fixed(params.alpha, 2) : "α";
-  const blend = c.visits
-    ? `(1 − ${a})·${fixed(c.q_mean)} + ${a}·(1 ${signed(c.minimax, 3).replace(/^([+−])/, "$1 ")})/2 = ${fixed(c.q)}`
-    : `(1 ${signed(c.minimax, 3).replace(/^([+−])/, "$1 ")})/2 = ${fixed(c.q)} (evaluated, never visited: its minimax alone)`;
-  return `${c.san} wins: ${blend}; ${explore}; ${fixed(c.q)} + ${fixed(c.explore)} = ${fixed(c.score)}, ${largest(level, c, label)}.`;
-}
-
-/** "the largest PUCT", or, on a tie, that the winner shares it and comes first in the list. */
-function largest(level, winner, label) {
-  const others = (level.children || []).filter((c) => c !== winner && sameScore(c.score, winner.score)).length;
-  if (!others) return `the largest ${label}`;
-  const first = (level.children || []).find((c) => sameScore(c.score, winner.score));
-  if (first !== winner) return `the largest ${label} (others round to the same figure)`;
-  return `the largest ${label}, shared with ${others} other move${others === 1 ? "" : "s"} (the first in list order is taken)`;
 }
 
 /** One more depth of iterative deepening: every root move's score, bound and line. */
@@ -374,106 +342,6 @@ function averageTable(step, rows) {
   );
 }
 
-// ------------------------------------------------------------------ mcts's own views
-// The phases of mcts whose words its explainer does not write yet (the server sends no
-// prose for them): its leaf searches and its averaging with implicit minimax.
-
-const MCTS_VIEWS = {
-  simulation: quiescencePanel,
-  backpropagation: (step, ctx) => averageMinimaxRows(step, ctx, step.backpropagation || [], rowLine(step)),
-};
-
-/** mcts's leaf searches: the quiescence line from the leaf and its score, or, where the
- * leaf's children were scored (expand=evaluate, rescore), the line that decided its value. */
-function quiescencePanel(step, ctx) {
-  const sim = step.simulation || {};
-  const { full } = levelLines(step);
-  const leafSans = full;
-  const leafLine = leafSans.length ? formatLine(leafSans, step.fen) : "the root position";
-  const rootTurn = turnOf(step.fen);
-  const leafMover = sideName(ctx.game, leafSans.length % 2 === 1 ? rootTurn : opposite(rootTurn));
-  if (sim.expanded) {
-    // expand=evaluate: the leaf's children were scored as it was expanded (rescore: a
-    // node the search keeps returning to had its untried moves scored deeper). The line
-    // shown is the one that decided its new value: its best reply and that reply's search.
-    const lede = sim.rescored
-      ? `${capitalised(leafLine)} is not a new leaf: the search keeps coming back to it, so the moves not tried there yet are scored again by deeper searches. Its score is their minimax value with the moves already tried: the best reply's score, negated.`
-      : `Instead of a random playout, ${leafLine} is expanded and its children are scored by leaf searches; its score is their minimax value: the best reply's score, negated.`;
-    const chooser = sideName(ctx.game, leafSans.length % 2 === 1 ? opposite(rootTurn) : rootTurn);
-    const lineScore = sim.best
-      ? [h("dt", {}, "best reply's score"), h("dd", {}, `${signed(sim.line_score, 3)} for ${chooser}, to move at the leaf`)]
-      : [];
-    return [
-      h("p", { class: "lede" }, lede),
-      h("p", {}, capitalised(sim.note || "")),
-      ...decidingLine(sim, step),
-      scoreFacts("minimax score", sim, leafMover, lineScore),
-    ];
-  }
-  const line = formatLine(sim.san || [], step.leaf_fen, { max: 40 });
-  const lede = sim.depth
-    ? `Instead of a random playout, ${leafLine} is scored by an alpha-beta search of ${plies(sim.depth)} (the nearer the root, the deeper) and, at its ends, a quiescence search: the captures play out until the position is quiet, where the evaluation scores it.`
-    : `Instead of a random playout, ${leafLine} is scored by a quiescence search: the captures play out until the position is quiet, where the evaluation scores it.`;
-  return [
-    h("p", { class: "lede" }, lede),
-    h("p", {}, capitalised(sim.note || "")),
-    h("p", { class: "playout" }, sim.cached ? "(from the table: no line)" : line || "(already quiet: the evaluation scores the leaf itself)"),
-    scoreFacts("score", sim, leafMover),
-  ];
-}
-
-/** The line that decided an expanded leaf's new value: its best reply's move (bold), then
- *  the line that reply's search left — its alpha-beta plies, then its quiescence plies set
- *  apart — with a key; or, when the reply's score has no line of this step, why. */
-function decidingLine(sim, step) {
-  const sans = sim.san || [];
-  if (!sim.best || !sans.length) return [];
-  const max = 40;
-  const words = lineWords(sans.slice(0, max), step.leaf_fen);
-  const ab = 1 + (sim.searched_plies || 0); // the reply's move, then the alpha-beta plies
-  const parts = [
-    h("strong", { class: "reply", title: "the best reply" }, words[0]),
-    words.length > 1 && ab > 1 ? h("span", { class: "ab", title: "alpha-beta search" }, words.slice(1, ab).join(" ")) : null,
-    words.length > ab ? h("span", { class: "qs", title: "quiescence search" }, words.slice(ab).join(" ")) : null,
-    sans.length > max ? "…" : null,
-  ].filter(Boolean);
-  const spaced = parts.flatMap((part, i) => (i ? [" ", part] : [part]));
-  const why =
-    sans.length === 1 && sim.best_how === "searched"
-      ? "(quiet after it: the evaluation scores it)"
-      : {
-          table: "(from the table: no line)",
-          "game over": "(a finished game: no line)",
-          earlier: "(scored before this step: no line)",
-        }[sim.best_how];
-  const searched = sim.searched_plies || 0;
-  const quiet = sans.length - 1 - searched;
-  const key = [];
-  if (searched) key.push(h("span", { class: "ab" }, `${plies(searched)} of alpha-beta search`));
-  if (quiet > 0) key.push(h("span", { class: "qs" }, `${plies(quiet)} of quiescence search`));
-  const keyLine = key.length
-    ? h("p", { class: "hint line-key" }, "The best reply, then ", ...key.flatMap((k, i) => (i ? [", then ", k] : [k])), ".")
-    : null;
-  return [
-    h("p", { class: "playout deciding-line" }, ...spaced),
-    why ? h("p", { class: "hint" }, why) : keyLine,
-  ];
-}
-
-/** A leaf's score in [−1, 1] and the reward made of it, both for `leafMover` (after any
- *  `before` rows). */
-function scoreFacts(label, sim, leafMover, before = []) {
-  return h(
-    "dl",
-    { class: "facts" },
-    ...before,
-    h("dt", {}, label),
-    h("dd", {}, `${signed(sim.score, 3)} for ${leafMover} (in [−1, 1])`),
-    h("dt", {}, "reward"),
-    h("dd", {}, h("strong", {}, fixed(sim.reward, 3)), ` for ${leafMover} ((1 + score) / 2)`),
-  );
-}
-
 /** A proof as words for the side that wins it ("mate in 2 for White"), "proven draw",
  * or "" (not proven); `row.proof` is for `mover`, the side that moved into the node. */
 function proofFor(game, row, mover) {
@@ -487,38 +355,35 @@ function proofFor(game, row, mover) {
 /** Averaging with implicit minimax (mcts): N, W and Q as UCT's rows, and beside them
  * each node's minimax value (the negamax of its children's evaluations) before and after,
  * and its proof when it has one (a proof found by this step is marked). */
-function averageMinimaxRows(step, ctx, rows, line) {
+function averageMinimaxTable(step, rows, ctx) {
+  const line = rowLine(step);
   const rootTurn = turnOf(step.fen);
   const moverOf = (depth) => (depth % 2 === 1 ? rootTurn : opposite(rootTurn));
-  return [
-    h("p", { class: "lede" }, "From the leaf back to the root, every node on the path gets one more visit and the reward is added to its total W, so Q = W/N moves towards it (the reward flips, 1 − r, at each level). Each node also keeps its implicit minimax value, the negamax of its children's evaluations, recomputed on the way up; a node with a child proven lost for the side to move there is proven won, and one whose moves all lose is proven lost."),
+  return h(
+    "table",
+    { class: "formula-table backprop" },
+    h("thead", {}, h("tr", {}, ["Node", "reward", "N", "Q", "minimax", "proof"].map((t, k) => h("th", { class: k === 0 || k === 5 ? "" : "num" }, t)))),
     h(
-      "table",
-      { class: "formula-table backprop" },
-      h("thead", {}, h("tr", {}, ["Node", "reward", "N", "Q", "minimax", "proof"].map((t, k) => h("th", { class: k === 0 || k === 5 ? "" : "num" }, t)))),
-      h(
-        "tbody",
-        {},
-        rows.map((r) => {
-          const proof = proofFor(ctx.game, r, moverOf(r.depth));
-          const changed = r.minimax_before === null || Math.abs(r.minimax_after - r.minimax_before) > 1e-6;
-          const qBefore = r.q_before === null || r.q_before === undefined ? "–" : fixed(r.q_before);
-          const mmBefore = r.minimax_before === null ? "new" : signed(r.minimax_before, 3);
-          return h(
-            "tr",
-            { class: [changed ? "changed" : "", proof ? "proven" : ""].filter(Boolean).join(" ") },
-            h("td", { class: "san" }, line(r)),
-            h("td", { class: "num" }, `+${fixed(r.reward, 2)}`),
-            h("td", { class: "num" }, `${count(r.visits_before)} → ${count(r.visits_after)}`),
-            h("td", { class: "num" }, `${qBefore} → `, h("strong", {}, fixed(r.q_after))),
-            h("td", { class: "num" }, `${mmBefore} → `, h("strong", {}, signed(r.minimax_after, 3))),
-            h("td", { class: "proof" }, proof),
-          );
-        }),
-      ),
+      "tbody",
+      {},
+      rows.map((r) => {
+        const proof = proofFor(ctx.game, r, moverOf(r.depth));
+        const changed = r.minimax_before === null || Math.abs(r.minimax_after - r.minimax_before) > 1e-6;
+        const qBefore = r.q_before === null || r.q_before === undefined ? "–" : fixed(r.q_before);
+        const mmBefore = r.minimax_before === null ? "new" : signed(r.minimax_before, 3);
+        return h(
+          "tr",
+          { class: [changed ? "changed" : "", proof ? "proven" : ""].filter(Boolean).join(" ") },
+          h("td", { class: "san" }, line(r)),
+          h("td", { class: "num" }, `+${fixed(r.reward, 2)}`),
+          h("td", { class: "num" }, `${count(r.visits_before)} → ${count(r.visits_after)}`),
+          h("td", { class: "num" }, `${qBefore} → `, h("strong", {}, fixed(r.q_after))),
+          h("td", { class: "num" }, `${mmBefore} → `, h("strong", {}, signed(r.minimax_after, 3))),
+          h("td", { class: "proof" }, proof),
+        );
+      }),
     ),
-    h("p", { class: "hint" }, "Q and minimax of each node are for the side that moved into it (the root's: the side not to move)."),
-  ];
+  );
 }
 
 /** One line about a step, for the history list and toasts. */

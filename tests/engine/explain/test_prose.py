@@ -15,7 +15,18 @@ from engine.explain.words import fixed, rounded
 from engine.search.controller import SearchController
 
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
-PARAGRAPHS = {"lede", "text", "note", "hint", "worked", "tie", "idle", "line"}
+PARAGRAPHS = {
+    "lede",
+    "text",
+    "note",
+    "hint",
+    "worked",
+    "tie",
+    "idle",
+    "line",
+    "deciding-line",
+    "line-key",
+}
 MARKS = {"strong", "big", "level", "ab", "qs", "reply"}
 TABLES = {"selection", "deepening", "backpropagation"}
 
@@ -61,7 +72,14 @@ def _check_blocks(blocks: list[dict[str, Any]]) -> list[str]:
 
 @pytest.mark.parametrize(
     ("algorithm", "game"),
-    [("uct", "chess"), ("uct-minimax", "knight"), ("bfms", "chess"), ("alphabeta", "chess")],
+    [
+        ("uct", "chess"),
+        ("uct-minimax", "knight"),
+        ("bfms", "chess"),
+        ("alphabeta", "chess"),
+        ("mcts", "chess"),
+        ("mcts", "knight"),
+    ],
 )
 def test_every_phase_of_every_step_has_its_words_in_known_blocks(algorithm: str, game: str) -> None:
     with SearchController(game, algorithm=algorithm, seed=4) as controller:
@@ -74,16 +92,64 @@ def test_every_phase_of_every_step_has_its_words_in_known_blocks(algorithm: str,
                 assert all(_check_blocks(blocks)), phase
 
 
-def test_mcts_leaves_the_words_of_its_own_leaf_searches_and_back_up_to_the_page() -> None:
-    with SearchController("chess", algorithm="mcts", seed=4) as controller:
-        for _ in range(5):
+def _runs(text: Any) -> list[tuple[str, str | None]]:
+    """A block's text as (text, mark) runs."""
+    if isinstance(text, str):
+        return [(text, None)]
+    return [(r, None) if isinstance(r, str) else (r["text"], r["mark"]) for r in text]
+
+
+def test_mcts_sets_the_line_that_decided_a_leaf_apart_in_its_searches_parts() -> None:
+    """The best reply, then the alpha-beta plies its search played, then the quiescence
+    plies, each marked, with the key under the line counting each part."""
+    middlegame = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8"
+    seen = 0
+    with SearchController("chess", middlegame, algorithm="mcts", seed=5) as controller:
+        for _ in range(30):
+            trace = step_trace(controller)
+            sim = trace.simulation
+            assert trace.prose is not None
+            blocks = trace.prose["simulation"]
+            if not (sim.get("expanded") and sim.get("best") and sim["best_how"] == "searched"):
+                continue
+            line = next(b for b in blocks if b["kind"] == "deciding-line")
+            runs = _runs(line["text"])
+            assert runs[0] == (runs[0][0], "reply") and runs[0][0].endswith(sim["best"]["san"])
+            marked = {m: t for t, m in runs if m}
+            ab, qs = sim["searched_plies"], len(sim["san"]) - 1 - sim["searched_plies"]
+            assert ("ab" in marked) == (ab > 0) and ("qs" in marked) == (qs > 0)
+            if ab or qs:
+                key = "".join(t for t, _ in _runs(blocks[blocks.index(line) + 1]["text"]))
+                assert key.startswith("The best reply, then ")
+                assert (f"{ab} pl" in key) == bool(ab) and (f"{qs} pl" in key) == bool(qs)
+            facts = next(b for b in blocks if b["kind"] == "facts")["items"]
+            assert facts[0][0] == "best reply's score" and facts[1][0] == "minimax score"
+            seen += 1
+    assert seen >= 5
+
+
+def test_mcts_works_out_its_puct_winner_with_the_tables_numbers() -> None:
+    with SearchController("chess", algorithm="mcts", seed=9) as controller:
+        controller.search(iterations=100)
+        checked = 0
+        for _ in range(10):
             trace = step_trace(controller)
             assert trace.prose is not None
-            _check_blocks(trace.prose["selection"] or [])
-            _check_blocks(trace.prose["expansion"] or [])
-            if trace.simulation["kind"] == "quiescence":
-                assert trace.prose["simulation"] is None
-            assert trace.prose["backpropagation"] is None  # average + minimax: the page's
+            levels = [b for b in trace.prose["selection"] or [] if b["kind"] == "level"]
+            for level, block in zip(trace.selection, levels, strict=True):
+                if level["rule"] != "puct":
+                    continue
+                winner = next(c for c in level["children"] if c["winner"])
+                table = next(b for b in block["blocks"] if b["kind"] == "table")
+                assert table["notes"][0]["text"].startswith("Q and minimax are for the side")
+                worked = next(b for b in block["blocks"] if b["kind"] == "worked")["text"]
+                shown = [fixed(rounded(winner[k])) for k in ("q", "explore", "score")]
+                assert worked.startswith(f"{winner['san']} wins: ")
+                assert f"; {shown[0]} + {shown[1]} = {shown[2]}, the largest PUCT" in worked
+                c = fixed(level["params"]["c_puct"], 2)
+                assert f"{c}·{fixed(rounded(winner['prior']))}·√{level['visits']} / " in worked
+                checked += 1
+        assert checked >= 10
 
 
 def test_the_worked_example_shows_the_winners_numbers_as_the_table_does() -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 
-import chess
 import pytest
 
 from engine.explain.words import (
@@ -14,11 +13,12 @@ from engine.explain.words import (
     format_line,
     line_words,
     number,
+    ordinal,
+    plies,
     proof_for,
     proof_text,
     rounded,
     rounded_all,
-    san_line,
     side_name,
     signed,
 )
@@ -51,6 +51,13 @@ def test_signed_uses_a_real_minus_and_calls_a_mate_score_a_mate() -> None:
 
 def test_count_groups_thousands_and_rounds_half_up() -> None:
     assert count(1234567) == "1,234,567" and count(2.5) == "3" and count(None) == "–"
+
+
+def test_ordinals_and_plies_are_written_with_their_english_endings() -> None:
+    assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111)] == [
+        "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th",
+    ]  # fmt: skip
+    assert [plies(1), plies(0), plies(3)] == ["1 ply", "0 plies", "3 plies"]
 
 
 def test_a_number_in_text_is_written_as_javascript_writes_it() -> None:
@@ -86,8 +93,3 @@ def test_numbers_are_shown_rounded_and_an_infinite_one_as_none() -> None:
         "a": [0.1235, 2, "x"],
         "b": [None],
     }
-
-
-def test_a_line_of_moves_stops_at_the_first_illegal_one() -> None:
-    board, sans = san_line(chess.Board(), ["e2e4", "e7e5", "e1e3", "g1f3"])
-    assert sans == ["e4", "e5"] and board.fullmove_number == 2

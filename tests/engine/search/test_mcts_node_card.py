@@ -1,7 +1,7 @@
-"""The node card's account of an ``mcts`` node's scoring (``MCTS.node_scoring``, a node
-frame's ``scoring``): its own leaf score and flags are the tree's, each search depth is the
-one the kernel reported in the step view when it searched (``T_SIM_DEPTH``), and the leaf
-table's entry is the one for the node's position. Why: the card is where a class checks
+"""The node card's account of an ``mcts`` node's scoring (its explainer's ``node_scoring``,
+a node frame's ``scoring``): its own leaf score and flags are the tree's, each search depth
+is the one the kernel reported in the step view when it searched (``T_SIM_DEPTH``), and the
+leaf table's entry is the one for the node's position. Why: the card is where a class checks
 what the step view showed, after the fact; a number it worked out differently from the
 kernel would teach the wrong search."""
 
@@ -15,6 +15,7 @@ import pytest
 from engine.core.state import HASH
 from engine.explain.nodes import node_details
 from engine.explain.step import step_trace
+from engine.explain.words import signed
 from engine.rules.convert import state_from_fen
 from engine.search.algorithms.mcts.depth import untried
 from engine.search.controller import SearchController
@@ -159,3 +160,33 @@ def test_a_transposed_leaf_is_in_the_table_with_the_score_the_step_read() -> Non
             assert card["score"] == pytest.approx(sim["score"], abs=1e-5)
             return
     raise AssertionError("no step read a leaf's score from the table")
+
+
+def test_the_cards_rows_speak_for_the_mover_and_at_the_root_for_the_side_to_move() -> None:
+    """The rows the card shows (``scoring.prose``): the node's own score with its search, its
+    children's scoring, the leaf table's entry with the position's key as a tooltip — for
+    the side that moved into the node, and at the root for the side to move (the numbers
+    are for the side that did not)."""
+    controller = SearchController("chess", MIDDLEGAME, algorithm="mcts", seed=3)
+    controller.search(iterations=200)
+    tree = controller.workers[0].tree
+    for node in [ROOT, *tree.children(ROOT)[:6]]:
+        sc = scoring(controller, node)
+        rows = {row[0]: row[1:] for row in sc["prose"]}
+        whom, sign = ("White", -1) if node == ROOT else ("White", 1)  # White moves at the root
+        if sc["score"] is None:
+            assert rows["own score"] == ["not scored yet"]
+        else:
+            own = rows["own score"][0]
+            assert own.startswith(f"{signed(sign * sc['score'], 3)} for {whom} (")
+            assert (len(rows["own score"]) == 2) == (sc["depth"] != sc["depth_max"])
+        if sc["children"]:
+            assert rows["children scored"][0].startswith(
+                f"{sc['children_scored']} of {sc['children']}, "
+            )
+        table, tip = rows["in leaf table"]
+        assert tip == f"Zobrist key {sc['key']}"
+        if sc["in_table"]:
+            assert table == f"yes: {signed(sign * sc['table_score'], 3)} for {whom}"
+        else:
+            assert table.startswith("no")

@@ -11,9 +11,14 @@ import pytest
 from engine.eval.evaluate import WIN
 from engine.explain.step import step_trace
 from engine.rules.convert import move_to_uci
-from engine.search.algorithm import NOT_PROVEN, PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN
+from engine.search.algorithm import (
+    NOT_PROVEN,
+    PROVEN_DRAW,
+    PROVEN_LOSS,
+    PROVEN_WIN,
+    ChildStats,
+)
 from engine.search.algorithms.mcts import MCTS
-from engine.search.algorithms.mcts.worker import MCTSChildStats
 from engine.search.controller import SearchController
 from engine.search.parts.implicit import implicit_value
 from engine.search.tree import EVALUATED, NONE, OUTCOME, PROVEN, ROOT
@@ -172,7 +177,7 @@ def test_the_root_table_carries_each_moves_prior(threads: int) -> None:
     held = {
         move_to_uci(c.move): c.prior
         for _, c in controller.workers[0].root_children()
-        if isinstance(c, MCTSChildStats)
+        if c.prior is not None
     }
     assert held == pytest.approx(priors)
     for table in info.thread_stats:
@@ -210,7 +215,9 @@ def test_without_the_solver_a_mate_in_one_is_still_played() -> None:
 
 def child(move: int, visits: int, q: float, proof: int = NOT_PROVEN, mate: int | None = None):
     value = 0.0 if mate is None else (1 if proof == PROVEN_WIN else -1) * (WIN - 10 * mate)
-    return MCTSChildStats(move, visits, q * visits, value, 0.0, False, 0, proof=proof, mate=mate)
+    return ChildStats(
+        move, visits, q * visits, value, 0.0, False, 0, proof=proof, mate=mate, prior=0.0
+    )
 
 
 def test_the_final_choice_takes_the_shortest_proven_win_and_avoids_proven_losses() -> None:

@@ -26,9 +26,9 @@ The search stops by itself once the root's value is proven (``SOLVED``).
 
 The package: :mod:`.params` (the parameters and the kernel's record), :mod:`.kernel`
 (the iteration and its batch), :mod:`.scoring` (scoring a node's children),
-:mod:`.depth` (how deep each search goes), :mod:`.worker`, :mod:`.algorithm` (the
-class the registry names) and :mod:`.views` (what the views around the search show of
-it).
+:mod:`.depth` (how deep each search goes), :mod:`.worker` and :mod:`.algorithm` (the
+class the registry names). What the views around the search show of it is its explainer's,
+:mod:`engine.explain.explainers.mcts`.
 """
 
 from engine.search.algorithms.mcts.algorithm import MCTS

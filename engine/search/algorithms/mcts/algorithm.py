@@ -1,7 +1,7 @@
 """The ``mcts`` algorithm as the search contract sees it: its parameters, how its tree's
 numbers read (Q, the PUCT terms, proofs), its final choice, and the worker and kernel
-that run it. What it says in the views around the search is in
-:mod:`~engine.search.algorithms.mcts.views`; the hooks here hand over to it."""
+that run it. What it says in the views around the search is its explainer's
+(:mod:`engine.explain.explainers.mcts`)."""
 
 from __future__ import annotations
 
@@ -21,10 +21,9 @@ from engine.search.algorithm import (
     SelectionTerms,
     Worker,
 )
-from engine.search.algorithms.mcts import views
 from engine.search.algorithms.mcts.kernel import mcts_run
 from engine.search.algorithms.mcts.params import PARAMS, kernel_params
-from engine.search.algorithms.mcts.worker import LeafScoring, MCTSChildStats, MCTSWorker
+from engine.search.algorithms.mcts.worker import LeafScoring, MCTSWorker
 from engine.search.parts.alphabeta import ABORTED, MAX_PLY, QCHECKS, QPRUNE
 from engine.search.parts.pv import PV_PROVEN_FIRST
 from engine.search.parts.select import blended_q, puct_score
@@ -62,17 +61,6 @@ class MCTS(Algorithm):
     pv_rule = PV_PROVEN_FIRST  # a proven win (the quickest), then visits, a proven loss last
     keeps_proofs = True
     value_kind = "q"
-    selection_rule = "puct"
-    formula = (
-        "(1 − α)·Q + α·(1 + minimax)/2 + c·P·sqrt(N_parent) / (1 + N)"
-        "  (not yet evaluated: the parent's urgency in place of the first two terms)"
-    )
-    exploit_label = "value"
-    score_label = "PUCT"
-    selection_params = ("c_puct", "alpha", "fpu")
-    simulation = "quiescence"
-    backup_rule = "average"
-    race_partner = "uct"  # the textbook algorithm against the one built for strength
 
     @classmethod
     def kernel_params(cls, params: dict[str, Any]) -> np.record:
@@ -116,7 +104,7 @@ class MCTS(Algorithm):
         ``c·P·sqrt(N) / (1 + n)``: the numbers :func:`select_puct` compares. A root move
         merged over several threads' trees has no single prior: its exploration term is
         left out (None)."""
-        if not isinstance(child, MCTSChildStats):
+        if child.prior is None:
             exploit = float(blended_q(child.value_sum, child.visits, child.value, params["alpha"]))
             return SelectionTerms(exploit, None, exploit)
         if child.evaluated:
@@ -138,18 +126,10 @@ class MCTS(Algorithm):
     def child_proof(cls, child: ChildStats) -> tuple[int, int | None]:
         return child.proof, child.mate
 
-    @classmethod
-    def as_before(cls, stats: ChildStats, flags: int) -> ChildStats:
-        return views.as_before(stats, flags)
-
     @staticmethod
     def root_prior(child: ChildStats) -> float | None:
         """The PUCT prior P, so the root table shows what the visits were steered by."""
-        return float(child.prior) if isinstance(child, MCTSChildStats) else None
-
-    @classmethod
-    def node_scoring(cls, worker: Worker, node: int) -> dict[str, Any] | None:
-        return views.node_scoring(worker, node)
+        return child.prior
 
     @classmethod
     def final_rank(
@@ -182,23 +162,6 @@ class MCTS(Algorithm):
             if m.proof == NOT_PROVEN and m.eval > DRAW_MARGIN and 2 * m.visits >= top.visits:
                 return [m, *moves[:i], *moves[i + 1 :]]
         return moves
-
-    # ------------------------------------------------------------ step trace
-    @classmethod
-    def expansion_note(cls, new_count: int) -> str:
-        return views.expansion_note(new_count)
-
-    @classmethod
-    def selection_row(cls, child: ChildStats, terms: SelectionTerms) -> dict[str, Any]:
-        return views.selection_row(child, terms)
-
-    @classmethod
-    def simulation_trace(cls, view: Any) -> dict[str, Any] | None:
-        return views.simulation_trace(view)
-
-    @classmethod
-    def backup_trace(cls, view: Any) -> list[dict[str, Any]] | None:
-        return views.backup_trace(view)
 
     # ------------------------------------------------------------ running
     @classmethod

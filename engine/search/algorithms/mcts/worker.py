@@ -4,7 +4,7 @@ tree (the leaf searcher and the table of leaf scores)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import replace
 
 from engine.eval.evaluate import is_mate_score, mate_plies
 from engine.search.algorithm import (
@@ -36,21 +36,6 @@ class LeafScoring:
         return self.search.memory_bytes + self.cache.memory_bytes
 
 
-@dataclass(frozen=True)
-class MCTSChildStats(ChildStats):
-    """A child's numbers plus what its PUCT score needs: its prior, the value it is taken
-    at while unevaluated (its parent's first-play urgency, fixed once the parent is
-    evaluated), and whether it was evaluated without a visit (a game over at once)."""
-
-    prior: float = 0.0
-    urgency: float = 0.5
-    evaluated_unvisited: bool = False
-
-    @property
-    def evaluated(self) -> bool:
-        return self.visits > 0 or self.evaluated_unvisited
-
-
 class MCTSWorker(Worker):
     """A :class:`Worker` whose children carry their prior and their proof from the tree's
     ``PROVEN`` flag (a proven draw has no mate score to recognise it by), and whose reused
@@ -75,8 +60,10 @@ class MCTSWorker(Worker):
         urgency = 0.5
         if parent != NONE:
             urgency = float(fpu_value(t.arrays, parent, self.params["fpu"]))
-        return MCTSChildStats(
-            **{**stats.__dict__, "proof": proof, "mate": mate},
+        return replace(
+            stats,
+            proof=proof,
+            mate=mate,
             prior=float(t.prior[node]),
             urgency=urgency,
             evaluated_unvisited=bool(t.flags[node] & EVALUATED) and stats.visits == 0,
