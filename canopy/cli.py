@@ -143,15 +143,22 @@ def _search_table(info: Any) -> list[str]:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from engine.search.controller import SearchController
+    from engine.search.controller import AT_BUDGET_NOTES, SearchController
 
     if args.iterations is None and args.movetime is None and args.nodes is None:
         args.iterations = 10_000
     last = [0.0]
+    said_full = [False]
 
     def log(info: Any) -> None:
         now = time.perf_counter()
-        if args.json or not info.running or now - last[0] < args.interval:
+        if args.json or not info.running:
+            return
+        full = info.extra.get("full")
+        if full and not said_full[0]:  # once: the search goes on regardless
+            said_full[0] = True
+            print(f"info {AT_BUDGET_NOTES[full]}", flush=True)
+        if now - last[0] < args.interval:
             return
         last[0] = now
         best = info.moves[0] if info.moves else None
@@ -187,6 +194,7 @@ def cmd_search(args: argparse.Namespace) -> int:
                 "nps": info.nps,
                 "nodes": info.nodes,
                 "stop_reason": info.stop_reason,
+                "full": info.extra.get("full"),
                 "algorithm": info.algorithm,
                 "params": info.params,
                 "threads": info.threads,
@@ -218,6 +226,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         f"{info.iterations} iterations in {seconds:.3f} s ({info.nps:,.0f}/s), "
         f"{info.nodes} nodes, max depth {info.max_depth}, stopped by {info.stop_reason}"
     )
+    if info.extra.get("full"):
+        print(AT_BUDGET_NOTES[info.extra["full"]])
     for line in _search_table(info):
         print(line)
     print(f"bestmove {info.bestmove}  pv {' '.join(info.pv_san)}")

@@ -70,6 +70,8 @@ IDLE_REASONS = {
     4: "the search has reached its maximum depth",
     5: "the root is proven (its result is known for certain: see the Moves table), so "
     "there is nothing left to search",
+    6: "the tree was full (its node budget), so its least visited branches were folded into "
+    "their nodes to make room; the next step goes on",
 }
 
 

@@ -13,6 +13,7 @@ scratch arrays, and calls the algorithm's numba batch kernel.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
@@ -22,7 +23,7 @@ from engine.core.bits import new_rng
 from engine.core.games import make_move
 from engine.core.state import MAX_MOVES
 from engine.eval.evaluate import is_mate_score, mate_plies
-from engine.search.codes import DONE, FULL, INFO_SIZE, MAX_PATH
+from engine.search.codes import DONE, FULL, INFO_SIZE, MAX_PATH, RECYCLED
 from engine.search.params import EVAL_PARAM, ParamSpec, validate
 from engine.search.parts.path import HIST_MAX
 from engine.search.parts.pv import PV_VISITS, pv_score, pv_walk
@@ -32,6 +33,8 @@ from engine.search.tree import (
     ROOT,
     TERMINAL,
     Tree,
+    fold,
+    fold_cut,
     reroot,
 )
 
@@ -146,8 +149,9 @@ class Algorithm:
     #: (:data:`~engine.search.params.EVAL_PARAM`, added to ``params`` by the class itself).
     evaluates: ClassVar[bool] = True
     free_per_iteration: ClassVar[int] = 1  # tree nodes one iteration may add
-    #: Once its tree has reached the node budget it searches on without adding nodes
-    #: (``mcts`` re-scores leaves deeper) instead of stopping with FULL.
+    #: Once its tree has reached a node budget too small to fold (Worker.recycle) it
+    #: searches on without adding nodes (``mcts`` re-scores leaves deeper) instead of
+    #: stopping with FULL.
     plays_on_full: ClassVar[bool] = False
     pv_needs_visits: ClassVar[bool] = True  # PV follows visited children only
     pv_rule: ClassVar[int] = PV_VISITS  # which child it follows (engine.search.parts.pv)
@@ -378,6 +382,11 @@ class Worker:
         # The tree is at its node budget and the algorithm plays on without growing it
         # (set before every kernel call; see Algorithm.plays_on_full).
         self.full = False
+        self.folds = 0  # times this tree was folded to make room (recycle)
+        # Held while the tree is folded: a fold renumbers the nodes, so a reader in another
+        # thread (the controller's snapshots) holds it to see one numbering. Kernels only
+        # add nodes, which readers have always met as they go.
+        self.fold_lock = threading.Lock()
 
     def scratch(self, trace: bool) -> Scratch:
         """The arrays a kernel iteration works in, by name; ``trace`` records the
@@ -418,10 +427,11 @@ class Worker:
         return self.tree.memory_bytes + int(extra)
 
     def run(self, max_iters: int, stop: np.ndarray) -> tuple[int, int]:
-        """Up to ``max_iters`` iterations; grows the tree by doubling as needed.
+        """Up to ``max_iters`` iterations; grows the tree by doubling as needed, and at
+        its node budget makes room by folding it (:meth:`recycle`).
 
         Returns (iterations done, code) with code DONE, FULL (node budget
-        reached), STOPPED (flag raised) or ROOT_TERMINAL.
+        reached and no room to be made), STOPPED (flag raised) or ROOT_TERMINAL.
         """
         total = 0
         while total < max_iters:
@@ -439,12 +449,48 @@ class Worker:
 
     def _room(self) -> bool:
         """Room for one more iteration: free nodes (doubling the tree if the budget
-        allows), or an algorithm that plays on in a full tree (``self.full`` says so)."""
-        self.full = not self.tree.ensure_free(self.algorithm.free_per_iteration)
+        allows, else folding it: :meth:`recycle`), or an algorithm that plays on in a
+        full tree (``self.full`` says so)."""
+        needed = self.algorithm.free_per_iteration
+        self.full = not self.tree.ensure_free(needed) and not self.recycle()
         return not self.full or self.algorithm.plays_on_full
 
+    def recycle(self) -> bool:
+        """The tree is at its node budget: fold its least visited branches into their
+        nodes (:func:`~engine.search.tree.fold`), down to half the budget, so the search
+        goes on growing where it keeps coming back. A folded node keeps its visits and
+        values, so every statistic above it stands; it is expanded again when the search
+        returns to it. True if that made room for an iteration (a budget too small to
+        fold leaves the tree as it was)."""
+        tree = self.tree
+        needed = self.algorithm.free_per_iteration
+        keep = tree.budget // 2
+        if tree.budget - keep < needed:
+            return False
+        cut = fold_cut(tree.arrays, keep)
+        if cut <= 0:
+            return False
+        with self.fold_lock:
+            fold(tree.arrays, cut)
+            self.folds += 1
+        return tree.ensure_free(needed)
+
+    @property
+    def at_budget(self) -> str | None:
+        """What the search does at its node budget: ``"recycling"`` once the tree has been
+        folded to make room, ``"deepening"`` when it searches on without growing
+        (:attr:`Algorithm.plays_on_full`, a budget too small to fold), else None."""
+        if self.full and self.algorithm.plays_on_full:
+            return "deepening"
+        return "recycling" if self.folds else None
+
     def step(self, stop: np.ndarray) -> int:
-        """Exactly one iteration with its trace recorded in path/info/finfo/record; return code."""
+        """Exactly one iteration with its trace recorded in path/info/finfo/record; return
+        code. A tree at its node budget is folded first, and that step runs no iteration
+        (RECYCLED): the step view compares the nodes before and after an iteration by id,
+        which a fold renumbers."""
+        if not self.tree.ensure_free(self.algorithm.free_per_iteration) and self.recycle():
+            return RECYCLED
         if not self._room():
             return FULL
         _, code = self.algorithm.run_kernel(self, 1, stop, True)
@@ -497,6 +543,7 @@ class Worker:
         # repetition draw that held only on the line the search reached it by (another
         # move order, another history), and a root marked terminal ends every search at
         # once with no move. If the game really is over, nobody searches it.
+        self.folds = 0
         if child == NONE or self.tree.flags[child] & TERMINAL:
             self.tree.clear()
             self._visits_offset = 0

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 # Batch kernel return codes (EXHAUSTED: alphabeta reached its maximum depth; SOLVED: the
-# root's game-theoretic value is proven, so no iteration can change the move).
-DONE, FULL, STOPPED, ROOT_TERMINAL, EXHAUSTED, SOLVED = 0, 1, 2, 3, 4, 5
+# root's game-theoretic value is proven, so no iteration can change the move). RECYCLED:
+# a step found the tree at its node budget and folded it to make room instead of running
+# an iteration (Worker.recycle); the next step goes on.
+DONE, FULL, STOPPED, ROOT_TERMINAL, EXHAUSTED, SOLVED, RECYCLED = 0, 1, 2, 3, 4, 5, 6
 GO_ON = -1  # from a batch guard: nothing stops the next iteration
 
 MAX_PATH = 1024  # deepest path an iteration may walk (the descent stops there)

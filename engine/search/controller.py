@@ -11,8 +11,10 @@ kernels read every iteration, so it returns within milliseconds.
 Limits are counted from each ``start``: ``iterations`` (split evenly over the
 threads, so a seeded search repeats exactly), ``movetime_ms``, and
 ``nodes`` (tree nodes in all trees; alphabeta: nodes searched). The node
-*budget* caps each tree's size for the controller's lifetime; reaching it
-stops the search cleanly with ``stop_reason="node budget"``.
+*budget* caps each tree's size for the controller's lifetime; a tree that reaches it
+is folded to make room (its least visited branches leave it: ``Worker.recycle``) and
+the search goes on, which the snapshots say (``extra["full"] = "recycling"``); only a
+budget too small to fold stops the search, with ``stop_reason="node budget"``.
 
 The clock starts once the algorithm's kernels are compiled
 (:mod:`engine.search.compiled`), and a search that runs out of time before it has a
@@ -26,8 +28,8 @@ import contextlib
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 import chess
@@ -55,6 +57,14 @@ MAX_NODE_BUDGET = 50_000_000
 # which publishes per round itself, asks for that).
 MIN_INFO_INTERVAL = 0.001
 MAX_INFO_INTERVAL = 3600.0
+#: What a search does once its tree has reached the node budget (``extra["full"]`` of its
+#: snapshots), in the words the status line, UCI and the command line use.
+AT_BUDGET_NOTES = {
+    "recycling": "the tree is full (its node budget), so its least visited branches are "
+    "folded into their nodes to make room, and the search goes on",
+    "deepening": "the tree is full (its node budget), so it stops growing and its leaves "
+    "are searched deeper instead",
+}
 
 
 def validate_info_interval(value: object, name: str = "info_interval") -> float:
@@ -352,23 +362,45 @@ class SearchController:
             runner.join()
         self._runner = None
 
+    @contextlib.contextmanager
+    def _trees_held(self) -> Iterator[None]:
+        """The workers' trees held still for a read from another thread: a fold
+        (``Worker.recycle``) renumbers a tree's nodes, and a snapshot built meanwhile
+        would mix two numberings. The kernels, which only add nodes, run on."""
+        with contextlib.ExitStack() as stack:
+            for w in self.workers:
+                lock = getattr(w, "fold_lock", None)
+                if lock is not None:
+                    stack.enter_context(lock)
+            yield
+
     def _snapshot(self, running: bool) -> SearchInfo:
-        return build_info(
-            algorithm=self.algorithm,
-            game=self.game.name,
-            board=self.board,
-            params=self.params,
-            seed=self.seed,
-            workers=self.workers,
-            sans=self._sans,
-            iterations=self._iterations,
-            elapsed=self._elapsed,
-            running=running,
-            stop_reason=self._stop_reason,
-            tree_size=self.tree_size,
-            tree_depth=self.tree_depth,
-            tree_thread=self.tree_thread,
-        )
+        with self._trees_held():
+            info = build_info(
+                algorithm=self.algorithm,
+                game=self.game.name,
+                board=self.board,
+                params=self.params,
+                seed=self.seed,
+                workers=self.workers,
+                sans=self._sans,
+                iterations=self._iterations,
+                elapsed=self._elapsed,
+                running=running,
+                stop_reason=self._stop_reason,
+                tree_size=self.tree_size,
+                tree_depth=self.tree_depth,
+                tree_thread=self.tree_thread,
+            )
+        full = self._at_budget()
+        return replace(info, extra={**info.extra, "full": full}) if full else info
+
+    def _at_budget(self) -> str | None:
+        """What the search does at its node budget (``Worker.at_budget``): ``"recycling"``
+        when a thread's tree was folded to make room, ``"deepening"`` when one searches
+        on without growing; None while every tree is below its budget."""
+        modes = {getattr(w, "at_budget", None) for w in self.workers}
+        return next((m for m in ("recycling", "deepening") if m in modes), None)
 
     def _run(self, limits: Limits) -> None:
         """Publishing thread: start the workers, publish snapshots, collect the end reason."""
@@ -470,7 +502,8 @@ class SearchController:
 
     def _has_move(self) -> bool:
         """Whether a snapshot now would name a best move (a root move to rank)."""
-        return any(w.root_children() for w in self.workers)
+        with self._trees_held():
+            return any(w.root_children() for w in self.workers)
 
     def _count(
         self,

@@ -315,6 +315,94 @@ def count_subtree(first_child: np.ndarray, next_sibling: np.ndarray, node: int, 
     return count
 
 
+@njit(cache=True, nogil=True)
+def fold_cut(tree: tuple, keep: int) -> int:
+    """The fewest visits a node must have to keep its children when the tree is folded
+    (:func:`fold`) down to at most ``keep`` nodes: the most visited nodes keep theirs,
+    down to the first visit count whose nodes' children would not fit as well. -1 if
+    not even the root's children fit.
+
+    A node has at most its parent's visits (every walk through it passes its parent), so
+    the nodes with at least ``cut`` visits form a top of the tree, and the nodes a fold
+    keeps are the root and their children."""
+    parent, visits, meta = tree[PARENT], tree[VISITS], tree[META]
+    used = meta[USED]
+    kids = np.zeros(used, dtype=np.int64)
+    for node in range(1, used):
+        kids[parent[node]] += 1
+    kept = 1 + kids[ROOT]
+    if kept > keep:
+        return -1
+    inner = np.empty(used, dtype=np.int64)  # the nodes below the root with children
+    count = 0
+    for node in range(1, used):
+        if kids[node] > 0:
+            inner[count] = node
+            count += 1
+    inner = inner[:count]
+    order = np.argsort(-visits[inner].astype(np.int64), kind="mergesort")
+    i = 0
+    while i < count:
+        top = visits[inner[order[i]]]
+        group = 0  # the children of every node with ``top`` visits
+        j = i
+        while j < count and visits[inner[order[j]]] == top:
+            group += kids[inner[order[j]]]
+            j += 1
+        if kept + group > keep:
+            return top + 1
+        kept += group
+        i = j
+    return 0  # everything fits: nothing to fold
+
+
+@njit(cache=True, nogil=True)
+def fold(tree: tuple, cut: int) -> int:
+    """Fold every node below the root with fewer than ``cut`` visits: its children and
+    everything under them leave the tree, and it becomes a leaf that keeps its own numbers
+    (visits, rewards, value, evaluation, proof), so its parent's statistics stand. The
+    search expands it again when it comes back. The nodes left keep their order (ids are
+    renumbered downwards, in place) and the root stays 0. Returns the nodes left."""
+    (parent, first, nxt, move, visits, legal, nchild,
+     total, value, ev, depth, flags, outcome, prior, meta) = tree  # fmt: skip
+    used = meta[USED]
+    new_id = np.full(used, NONE, dtype=np.int32)
+    new_id[ROOT] = 0
+    count = 1
+    for node in range(1, used):  # a parent's id is below its children's
+        up = parent[node]
+        if new_id[up] != NONE and (up == ROOT or visits[up] >= cut):
+            new_id[node] = count
+            count += 1
+    depth_sum, max_depth = 0, 0
+    for node in range(used):
+        k = new_id[node]
+        if k == NONE:
+            continue
+        folded = node != ROOT and visits[node] < cut
+        # k <= node: every slot written has been read already
+        parent[k] = NONE if node == ROOT else new_id[parent[node]]
+        first[k] = NONE if folded or first[node] == NONE else new_id[first[node]]
+        nxt[k] = NONE if nxt[node] == NONE else new_id[nxt[node]]
+        move[k] = move[node]
+        visits[k] = visits[node]
+        legal[k] = legal[node]
+        nchild[k] = 0 if folded else nchild[node]
+        total[k] = total[node]
+        value[k] = value[node]
+        ev[k] = ev[node]
+        depth[k] = depth[node]
+        flags[k] = flags[node] & ~PARTIAL if folded else flags[node]
+        outcome[k] = outcome[node]
+        prior[k] = prior[node]
+        depth_sum += depth[k]
+        max_depth = max(max_depth, depth[k])
+    meta[USED] = count
+    meta[DEPTH_SUM] = depth_sum
+    meta[MAX_DEPTH] = max_depth
+    return count
+
+
 def subtree_size(tree: Tree, node: int) -> int:
     return int(count_subtree(tree.first_child, tree.next_sibling, node, tree.used))
 

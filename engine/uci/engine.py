@@ -32,7 +32,7 @@ import chess
 
 from engine.errors import CanopyError
 from engine.rules.games import get_game, outcome
-from engine.search.controller import SearchController
+from engine.search.controller import AT_BUDGET_NOTES, SearchController
 from engine.search.info import MoveStats, SearchInfo
 from engine.search.registry import ALGORITHMS, get_algorithm
 from engine.uci.options import OptionSet, UciOptionError
@@ -185,6 +185,7 @@ class UciEngine:
         self._last_print = 0.0
         self._last_best: str | None = None
         self._best_changed_at = 0.0
+        self._said_full = False  # this search's tree reached its budget, and we said so
         self._searchmoves: list[str] = []
         # the last `go depth` (None: none), kept by isready so preparing does not reconfigure
         self._depth_cap: int | None = None
@@ -316,6 +317,7 @@ class UciEngine:
         self._ponderhit_event.clear()
         self._last_info = None
         self._last_best = None
+        self._said_full = False
         self._last_print = time.perf_counter()
         self._best_changed_at = self._last_print
         try:
@@ -672,6 +674,10 @@ class UciEngine:
         self._last_info = info
         if not info.running:
             return  # the supervisor prints the final line, right before bestmove
+        full = info.extra.get("full")
+        if full and not self._said_full:  # once a search: the search goes on regardless
+            self._said_full = True
+            self._say(AT_BUDGET_NOTES[full])
         now = time.perf_counter()
         best = self._pick(info)
         changed = best is not None and best.move != self._last_best

@@ -268,6 +268,29 @@ def test_an_analysis_search_streams_growing_stats_until_stopped(client, connect)
     assert stopped["moves"] == []  # analysis never moves for the human
 
 
+@pytest.mark.parametrize("algorithm", ["uct", "mcts"])
+def test_an_analysis_past_the_node_budget_streams_on_and_says_the_tree_is_folded(
+    settings: Settings, algorithm: str
+) -> None:
+    """The server's smallest budget, 1,000 nodes a tree, fills within a second: the
+    analysis goes on, its stats say so (``extra.full``) and its iterations keep rising."""
+    small = settings.model_copy(update={"node_budget": 1_000})
+    with TestClient(create_app(small)) as client:
+        game = new_game(client, human="white", algorithm=algorithm)
+        with client.websocket_connect(game["ws"]) as raw:
+            ws = Socket(raw)
+            ws.recv()
+            ws.send({"type": "search", "action": "start"})
+            full = ws.until(lambda f: f["type"] == "stats" and "full" in f["extra"], 30.0)
+            assert full["extra"]["full"] == "recycling" and full["running"]
+            later = [ws.until(lambda f: f["type"] == "stats") for _ in range(5)]
+            counts = [full["iterations"], *(f["iterations"] for f in later)]
+            assert all(f["running"] for f in later) and counts == sorted(counts)
+            assert counts[-1] > counts[0] and max(f["nodes"] for f in later) <= 1_000
+            ws.send({"type": "search", "action": "stop"})
+            ws.state(is_idle)
+
+
 def test_stats_frames_have_the_contract_fields_and_stay_under_the_limit(client, connect) -> None:
     game = new_game(client, human="white")
     ws = connect(game)

@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import math
 import re
+import time
 from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
+from itertools import pairwise
+from pathlib import Path
 from typing import Any
 
 import chess
@@ -25,6 +28,7 @@ from tests.browser.conftest import (
     api_get,
     open_game,
     page_state,
+    run_server,
     selected_info,
     step_times,
     tab,
@@ -633,3 +637,37 @@ def test_the_root_table_shows_mcts_priors_and_no_prior_column_for_uct(server, pa
     page.wait_for_function("() => !document.querySelector('#root-moves.with-prior')")
     assert page.locator("#root-head th[data-key=prior]").is_hidden()
     assert page.locator("#root-body tr").first.locator("td.c-prior").is_hidden()
+
+
+def test_a_60_second_mcts_analysis_is_still_searching_at_the_end_with_rising_iterations(
+    browser: Any, tmp_path: Path
+) -> None:
+    """A server whose trees hold 20,000 nodes (mcts fills one within seconds) keeps an
+    analysis going for the full minute: the iterations rise from one look to the next, the
+    search still runs at the end, and the status line says the tree is full and is folded
+    to make room."""
+    env = {"CANOPY_NODE_BUDGET": "20000"}
+    with run_server(tmp_path / "data", tmp_path / "server.log", env) as base:
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        try:
+            open_game(page, base, api_create(base, human="white", algorithm="mcts"))
+            page.keyboard.press("Space")
+            page.wait_for_function("() => Number(document.body.dataset.iterations) > 0")
+            counts, start = [], time.monotonic()
+            while time.monotonic() - start < 60:
+                page.wait_for_timeout(10_000)
+                counts.append(int(page.evaluate("Number(document.body.dataset.iterations)")))
+            stats = page.evaluate("window.canopy.state.stats")
+            status = page.locator("#status-text").inner_text()
+            assert page_state(page)["search"]["status"] == "running" and stats["running"]
+            assert all(a < b for a, b in pairwise(counts)), counts
+            assert stats["extra"]["full"] == "recycling" and stats["nodes"] <= 20_000
+            assert status.startswith("Analysing for White") and "the tree is full" in status
+            page.keyboard.press("Space")
+            page.wait_for_function("() => window.canopy.state.game.search.status === 'idle'")
+        finally:
+            context.close()
+        assert not errors, f"JavaScript errors on the page: {errors}"

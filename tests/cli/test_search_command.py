@@ -32,3 +32,17 @@ def test_search_with_an_interval_in_range_runs(capsys: pytest.CaptureFixture[str
     assert main(args) == 0
     out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert out["iterations"] == 50 and out["bestmove"]
+
+
+def test_a_long_search_goes_on_past_the_node_budget_and_says_so(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """1,000 nodes fill in a fraction of the two seconds: the search runs to its clock."""
+    args = ["search", "--algo", "uct", "--node-budget", "1000", "--movetime", "2000"]
+    assert main([*args, "--interval", "0.2"]) == 0
+    out = capsys.readouterr().out
+    assert "the tree is full" in out and "folded" in out and "stopped by time" in out
+    assert main([*args, "--json"]) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert result["stop_reason"] == "time" and result["full"] == "recycling"
+    assert result["iterations"] > 1000 >= result["nodes"] and result["bestmove"]

@@ -255,7 +255,7 @@ function renderStatus() {
       kind = "thinking";
       fraction = budgetFraction(game, s.stats);
     } else if (search.status === "running") {
-      text = `Analysing for ${turn} — Space stops, G plays the best move.`;
+      text = `Analysing for ${turn}${atBudgetNote(s.stats)} — Space stops, G plays the best move.`;
       kind = "thinking";
     } else if (engineTurn && search.paused) {
       text = `Engine paused (${turn} to move) — Space resumes, S steps, G moves now.`;
@@ -280,6 +280,18 @@ function renderStatus() {
 function compiledFor(game) {
   const algorithm = game.settings && game.settings.algorithm;
   return !!algorithm && (warmup.compiled || []).includes(`${game.game}: ${algorithm}`);
+}
+
+// What a search does once its tree has reached the node budget (the snapshot's extra.full).
+const AT_BUDGET = {
+  recycling: "the tree is full, so its least visited branches are folded to make room",
+  deepening: "the tree is full, so its leaves are searched deeper instead",
+};
+
+/** ": the tree is full, so …" while the running search is at its node budget, else "". */
+function atBudgetNote(stats) {
+  const full = stats && stats.running && stats.extra && stats.extra.full;
+  return full && AT_BUDGET[full] ? `: ${AT_BUDGET[full]}` : "";
 }
 
 function ordinalText(n) {

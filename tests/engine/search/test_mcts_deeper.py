@@ -239,10 +239,11 @@ def test_without_refresh_the_reused_tree_keeps_its_scores() -> None:
     "params", [{"expand": "lazy", "alpha": 0.3}, {"expand": "evaluate", "alpha": 1.0}]
 )
 def test_a_full_tree_searches_on_by_scoring_its_leaves_deeper(params: dict) -> None:
-    """At the node budget ``mcts`` neither stops nor grows: every iteration the limit
-    asked for runs, and a leaf visited again is searched deeper (up to
-    FULL_TREE_PLIES), each evaluation the search of that depth."""
-    budget = 3000
+    """At a node budget too small to fold the tree (half of 400 nodes is no room for a
+    child list) ``mcts`` neither stops nor grows: every iteration the limit asked for
+    runs, and a leaf visited again is searched deeper (up to FULL_TREE_PLIES), each
+    evaluation the search of that depth."""
+    budget = 400
     controller = SearchController(
         "chess", ITALIAN, algorithm="mcts",
         params={**params, "tt": False, "root_depth": 0, "rescore": 0},

@@ -29,12 +29,18 @@ def test_growth_by_doubling_keeps_every_node() -> None:
     assert seen == tree.used
 
 
-@pytest.mark.parametrize("algorithm", ["uct", "uct-minimax", "bfms"])
-def test_node_budget_stops_the_search_cleanly(algorithm: str) -> None:
-    controller = SearchController("chess", algorithm=algorithm, node_budget=3000, seed=1)
+@pytest.mark.parametrize(
+    ("algorithm", "budget"), [("uct", 30), ("uct-minimax", 400), ("bfms", 400)]
+)
+def test_a_node_budget_too_small_to_fold_stops_the_search_cleanly(
+    algorithm: str, budget: int
+) -> None:
+    """A budget the tree cannot be folded within (tests/engine/search/test_full_tree.py:
+    half of it must hold the root's children and leave room for an iteration)."""
+    controller = SearchController("chess", algorithm=algorithm, node_budget=budget, seed=1)
     info = controller.search(iterations=1_000_000)
     assert info.stop_reason == "node budget"
-    assert info.nodes <= 3000
+    assert info.nodes <= budget
     assert info.bestmove is not None
     # The controller stays usable: the next search stops at once for the same reason.
     assert controller.search(iterations=10).stop_reason == "node budget"

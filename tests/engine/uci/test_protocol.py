@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
+import chess
 import pytest
 
 from engine.uci.engine import LineWriter, UciEngine
@@ -288,3 +289,33 @@ def test_infinite_search_that_reaches_its_depth_shows_it_before_stop(uci: Sessio
     uci.send("stop")
     assert uci.lines[-1].startswith("bestmove ")
     assert info_field(last_info(uci), "depth") == 3
+
+
+@pytest.mark.parametrize("algorithm", ["uct", "mcts"])
+def test_infinite_analysis_goes_on_past_the_node_budget_until_stop(
+    uci: Session, algorithm: str
+) -> None:
+    """A tree of 1,000 nodes fills in a fraction of a second: the search says so once and
+    goes on (its tree folded to make room) until ``stop``, which gets a best move."""
+    uci.send(
+        f"setoption name Algorithm value {algorithm}",
+        "setoption name NodeBudget value 1000",
+        "position startpos",
+        "isready",
+    )
+    uci.clear()
+    uci.send("go infinite")
+    full = uci.wait("info string the tree is full")
+    deadline = time.monotonic() + 20
+    nodes: list[int] = []
+    while len(set(nodes)) < 3 and time.monotonic() < deadline:  # three counts since
+        after = list(uci.lines)[uci.lines.index(full) :]
+        nodes = [info_field(line, "nodes") for line in after if line.startswith("info depth")]
+        time.sleep(0.05)
+    assert len(set(nodes)) >= 3 and nodes == sorted(nodes)
+    assert not any(line.startswith("bestmove") for line in uci.lines), "infinite waits for stop"
+    uci.send("stop")
+    best = uci.lines[-1].split()
+    assert best[0] == "bestmove" and chess.Move.from_uci(best[1]) in chess.Board().legal_moves
+    said = [line for line in uci.lines if line.startswith("info string the tree is full")]
+    assert len(said) == 1 and "folded" in said[0]

@@ -56,7 +56,7 @@ class MCTS(Algorithm):
     )
     params = PARAMS
     free_per_iteration = MAX_MOVES
-    plays_on_full = True  # a full tree's leaves are searched deeper instead
+    plays_on_full = True  # a tree too small to fold: its leaves are searched deeper
     pv_needs_visits = False  # a mate in one is proven unvisited; the rule ranks it first
     pv_rule = PV_PROVEN_FIRST  # a proven win (the quickest), then visits, a proven loss last
     keeps_proofs = True
