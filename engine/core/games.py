@@ -6,7 +6,7 @@ into their callers (``inline="always"``, at numba's level): a call that passes a
 array through a separate function increments and decrements its reference count
 (atomically) on the way in and out, and these dispatchers sit in the searches'
 innermost loops — inlined, the same trees grow 7–11 % faster in ``mcts`` and
-alpha-beta visits 5–10 % more nodes a second (three middlegames, session 30).
+alpha-beta visits 5–10 % more nodes a second (three middlegames).
 """
 
 from __future__ import annotations

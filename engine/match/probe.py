@@ -198,8 +198,8 @@ def lost_positions(
     order, at most ``limit``.
 
     Why: a match is lost on a few moves, and whether a new setting still plays *those*
-    says more about it than its average over every fifth position. Session 54 found this
-    way that ``mcts`` at ten times the match's time still chose most of the quiet moves it
+    says more about it than its average over every fifth position: this is how it was found
+    that ``mcts`` at ten times the match's time still chose most of the quiet moves it
     lost to Stockfish's 2000 with (docs/results.md). The referee scores every move the
     player made, twice (the position and the move), so a set of 120 games takes a while
     the first time; its cache makes the second run free.

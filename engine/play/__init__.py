@@ -7,7 +7,7 @@ The web app, the CLI and a UCI front end all drive games through
 from __future__ import annotations
 
 from engine.play.errors import InvalidSettingError, NothingToUndoError, NotYourTurnError
-from engine.play.session import (
+from engine.play.game import (
     HUMAN_CHOICES,
     EngineNote,
     EngineSettings,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.play.session import GameSession, PlayedMove
+from engine.play.game import GameSession, PlayedMove
 
 
 def review_plies(session: GameSession, first: int = 1) -> list[dict[str, Any]]:

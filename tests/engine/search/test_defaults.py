@@ -8,7 +8,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from engine.play.session import EngineSettings
+from engine.play.game import EngineSettings
 from engine.search.controller import SearchController
 from engine.search.registry import ALGORITHMS, DEFAULT_ALGORITHM
 from engine.uci.options import OptionSet

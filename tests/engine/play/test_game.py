@@ -171,7 +171,7 @@ def test_finished_game_pgn_has_result_and_reason() -> None:
     assert game.end().comment.endswith("checkmate.")
 
 
-def test_sessions_round_trip_through_plain_data() -> None:
+def test_games_round_trip_through_plain_data() -> None:
     s = GameSession("chess", human="white", engine=EngineSettings(params={"c_puct": 2.0}))
     s.play("d2d4")
     s.play("d7d5", by="engine", note=NOTE)
