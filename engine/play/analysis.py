@@ -50,9 +50,9 @@ from typing import TYPE_CHECKING, Any
 import chess
 
 from engine.explain.summary import SearchSummary, summarize
+from engine.play.game import EngineSettings, GameSession, color_name
 from engine.play.pgnread import PgnGame
 from engine.play.review import review_ply
-from engine.play.game import EngineSettings, GameSession, color_name
 from engine.rules.games import Game, get_game, outcome
 from engine.search.registry import DEFAULT_ALGORITHM
 
