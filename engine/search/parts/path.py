@@ -32,7 +32,7 @@ def begin(
     keys[HIST_MAX] = s[HASH]
     info[T_FIRST_NEW] = -1
     info[T_NEW_COUNT] = 0
-    return 1
+    return np.int64(1)  # typed, not the literal 1: its callers' callees compile once
 
 
 @njit(cache=True, nogil=True)
