@@ -140,7 +140,7 @@ def mcts_iteration(
     info[T_SIM_PLIES] = 0  # (a scoring of a node's children records the line deciding it)
     info[T_SIM_BEST] = NONE
     info[T_SIM_HOW] = BEST_EARLIER
-    node = np.int64(ROOT)  # not the literal 0: one compiled callee per signature
+    node = int(np.int64(ROOT))  # not the literal 0: one compiled callee per signature
     while length < MAX_PATH - 1:
         f = flags[node]
         if f & (PROVEN | TERMINAL) or not (f & EVALUATED):
@@ -267,7 +267,7 @@ def complete_proof(
     info, keys = scratch.info, scratch.keys
     flags, first_child = tree[FLAGS], tree[FIRST_CHILD]
     length = begin(root, s, path, info, keys)
-    node = np.int64(ROOT)  # not the literal 0: one compiled callee per signature
+    node = int(np.int64(ROOT))  # not the literal 0: one compiled callee per signature
     while length < MAX_PATH - 1 and not stop[0]:
         f = flags[node]
         if not (f & PROVEN) or f & TERMINAL:
