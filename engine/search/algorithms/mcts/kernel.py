@@ -220,11 +220,12 @@ def mcts_iteration(
             depth = own + min(extra, FULL_TREE_PLIES)
         info[T_SIM_DEPTH] = depth
         # The table holds quiescence scores only: a deeper score must not read the
-        # table's shallower one, nor be stored in it.
+        # table's shallower one, nor be stored in it. The ply goes as an int64, the type
+        # every caller of the leaf search passes (one compiled leaf search, not two).
         to_move, cached = leaf_score(
             ctx, s, quiesce, depth, cache_keys, cache_scores,
             use_cache and own == 0 and not deeper, np.int64(tree[DEPTH][node]),
-        )  # fmt: skip  (the ply as int64, the type every caller of the leaf search passes)
+        )  # fmt: skip
         if ctx.stats[ABORTED]:
             return False
         score = -to_move  # for the side that moved into the leaf
