@@ -312,7 +312,8 @@ def assert_simulation_board(page: Any, sim: dict) -> None:
     moves = sim["moves"]
     if not moves:
         assert text.startswith("Phase 3 of 4 · the leaf position")
-        assert page.locator("svg.cg-shapes line").count() == 0
+        # no arrow: the board redraws its shapes after the caption (a frame later)
+        page.wait_for_function("() => !document.querySelector('svg.cg-shapes line')")
         return
     if sim["expanded"]:
         assert "the line that decided the leaf's value: its best reply" in text

@@ -4,6 +4,7 @@ frame carries, in the page's sentences."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -128,27 +129,34 @@ def test_mcts_sets_the_line_that_decided_a_leaf_apart_in_its_searches_parts() ->
     assert seen >= 5
 
 
+def selection_levels(
+    controller: SearchController, rule: str, steps: int = 10
+) -> Iterator[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]:
+    """Each selection level choosing by ``rule`` over ``steps`` steps: (the level's numbers,
+    its prose block, the winning child's numbers)."""
+    for _ in range(steps):
+        trace = step_trace(controller)
+        assert trace.prose is not None
+        levels = [b for b in trace.prose["selection"] or [] if b["kind"] == "level"]
+        for level, block in zip(trace.selection, levels, strict=True):
+            if level["rule"] == rule:
+                yield level, block, next(c for c in level["children"] if c["winner"])
+
+
 def test_mcts_works_out_its_puct_winner_with_the_tables_numbers() -> None:
     with SearchController("chess", algorithm="mcts", seed=9) as controller:
         controller.search(iterations=100)
         checked = 0
-        for _ in range(10):
-            trace = step_trace(controller)
-            assert trace.prose is not None
-            levels = [b for b in trace.prose["selection"] or [] if b["kind"] == "level"]
-            for level, block in zip(trace.selection, levels, strict=True):
-                if level["rule"] != "puct":
-                    continue
-                winner = next(c for c in level["children"] if c["winner"])
-                table = next(b for b in block["blocks"] if b["kind"] == "table")
-                assert table["notes"][0]["text"].startswith("Q and minimax are for the side")
-                worked = next(b for b in block["blocks"] if b["kind"] == "worked")["text"]
-                shown = [fixed(rounded(winner[k])) for k in ("q", "explore", "score")]
-                assert worked.startswith(f"{winner['san']} wins: ")
-                assert f"; {shown[0]} + {shown[1]} = {shown[2]}, the largest PUCT" in worked
-                c = fixed(level["params"]["c_puct"], 2)
-                assert f"{c}·{fixed(rounded(winner['prior']))}·√{level['visits']} / " in worked
-                checked += 1
+        for level, block, winner in selection_levels(controller, "puct"):
+            table = next(b for b in block["blocks"] if b["kind"] == "table")
+            assert table["notes"][0]["text"].startswith("Q and minimax are for the side")
+            worked = next(b for b in block["blocks"] if b["kind"] == "worked")["text"]
+            shown = [fixed(rounded(winner[k])) for k in ("q", "explore", "score")]
+            assert worked.startswith(f"{winner['san']} wins: ")
+            assert f"; {shown[0]} + {shown[1]} = {shown[2]}, the largest PUCT" in worked
+            c = fixed(level["params"]["c_puct"], 2)
+            assert f"{c}·{fixed(rounded(winner['prior']))}·√{level['visits']} / " in worked
+            checked += 1
         assert checked >= 10
 
 
@@ -156,21 +164,14 @@ def test_the_worked_example_shows_the_winners_numbers_as_the_table_does() -> Non
     with SearchController("chess", algorithm="uct", params={"c": 1.0}, seed=9) as controller:
         controller.search(iterations=200)
         checked = 0
-        for _ in range(10):
-            trace = step_trace(controller)
-            assert trace.prose is not None
-            levels = [b for b in trace.prose["selection"] or [] if b["kind"] == "level"]
-            for level, block in zip(trace.selection, levels, strict=True):
-                if level["rule"] != "ucb1":
-                    continue
-                winner = next(c for c in level["children"] if c["winner"])
-                worked = next(b for b in block["blocks"] if b["kind"] == "worked")["text"]
-                # the table draws the frame's rounded numbers: the sentence writes the same
-                shown = [fixed(rounded(winner[k])) for k in ("q", "explore", "score")]
-                assert f"= {shown[0]} + {shown[1]} = {shown[2]}" in worked, worked
-                assert worked.startswith(f"{winner['san']} wins: ")
-                assert re.search(r"\+ 1\.00·√\(2·ln \d+ / \d+\)", worked), worked
-                checked += 1
+        for _level, block, winner in selection_levels(controller, "ucb1"):
+            worked = next(b for b in block["blocks"] if b["kind"] == "worked")["text"]
+            # the table draws the frame's rounded numbers: the sentence writes the same
+            shown = [fixed(rounded(winner[k])) for k in ("q", "explore", "score")]
+            assert f"= {shown[0]} + {shown[1]} = {shown[2]}" in worked, worked
+            assert worked.startswith(f"{winner['san']} wins: ")
+            assert re.search(r"\+ 1\.00·√\(2·ln \d+ / \d+\)", worked), worked
+            checked += 1
         assert checked >= 10
 
 
