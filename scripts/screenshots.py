@@ -45,6 +45,7 @@ from tests.browser.conftest import (  # noqa: E402
     step_times,
     tab,
 )
+from tests.browser.test_arena import BOTS, join, open_arena  # noqa: E402
 from tests.browser.test_inside import MIDDLEGAME, SCHOLAR, visible_node  # noqa: E402
 from tests.browser.test_learning import new_page  # noqa: E402
 from tests.browser.test_mcts_views import (  # noqa: E402
@@ -429,6 +430,53 @@ def share_dialog(s: Studio) -> None:
         s.shoot(page, "share-dialog.png")
     finally:
         lan.close()
+
+
+# ---------------------------------------------------------------- the class arena (test_arena)
+
+
+@scene(
+    "arena-new.png",
+    "arena-phone-join.png",
+    "arena-teacher.png",
+    "arena-projector.png",
+    "arena-phone-games.png",
+    "arena-what-won.png",
+)
+def arena(s: Studio) -> None:
+    """A class arena: the teacher's form, a student's phone joining, the teacher's page with
+    four bots, the projector during the round robin, a student's games and what won."""
+    teacher = s.page(1280, 900)
+    teacher.goto(f"{s.base}/arena/new")
+    teacher.wait_for_selector("body[data-state=ready]")
+    s.shoot(teacher, "arena-new.png", full_page=True)
+    arena_id, link = open_arena(teacher, s.base, movetime_ms=100, max_plies=40)
+    projector = s.page(1920, 1080)
+    projector.goto(f"{s.base}/arena/{arena_id}/projector")
+    phones = [s.page(360, 740, mobile=True) for _ in BOTS]
+    for i, (phone, (name, c)) in enumerate(zip(phones, BOTS.items(), strict=True)):
+        if i == 0:
+            phone.goto(link)
+            phone.wait_for_selector("#join:not([hidden]) [data-param=c]")
+            phone.fill("#bot-name", name)
+            phone.fill("[data-param=c]", str(c))
+            s.shoot(phone, "arena-phone-join.png")
+        join(phone, link, name, c)
+    teacher.wait_for_selector("body[data-bots='4']")
+    s.shoot(teacher, "arena-teacher.png", full_page=True)
+    teacher.click("#btn-start")
+    projector.wait_for_function(
+        "() => Number(document.body.dataset.done) >= 3"
+        " && document.querySelectorAll('#board svg.cg-shapes line').length >= 1",
+        timeout=300_000,
+    )
+    s.shoot(projector, "arena-projector.png")
+    projector.wait_for_selector("body[data-state=finished]", timeout=600_000)
+    phones[0].locator("#mygames").scroll_into_view_if_needed()
+    s.shoot(phones[0], "arena-phone-games.png")
+    projector.wait_for_selector("#whatwon:not([hidden]) canvas")
+    projector.wait_for_timeout(300)
+    s.shoot(projector, "arena-what-won.png", full_page=True)
 
 
 # ---------------------------------------------------------------- the review (test_review)
