@@ -45,7 +45,7 @@ from tests.browser.conftest import (  # noqa: E402
     step_times,
     tab,
 )
-from tests.browser.test_arena import BOTS, join, open_arena  # noqa: E402
+from tests.browser.test_arena import BOTS, ONE_ADDRESS, join, open_arena  # noqa: E402
 from tests.browser.test_inside import MIDDLEGAME, SCHOLAR, visible_node  # noqa: E402
 from tests.browser.test_learning import new_page  # noqa: E402
 from tests.browser.test_mcts_views import (  # noqa: E402
@@ -596,7 +596,7 @@ def studio(out: Path) -> Iterator[Studio]:
 
     with (
         tempfile.TemporaryDirectory(prefix="canopy-screenshots-") as tmp,
-        run_server(Path(tmp), Path(tmp) / "server.log") as base,
+        run_server(Path(tmp), Path(tmp) / "server.log", ONE_ADDRESS) as base,
         sync_playwright() as p,
     ):
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)

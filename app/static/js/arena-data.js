@@ -92,7 +92,18 @@ export const STATE_LABELS = {
 
 // ------------------------------------------------------------------ pure functions of the state
 
-/** Bot id → bot (a bot removed after the start keeps its games: "removed bot"). */
+/** The bots still in the arena (one removed after the start stays in `bots` with
+ * `removed`, for the games it played). */
+export function activeBots(arena) {
+  return (arena?.bots || []).filter((b) => !b.removed);
+}
+
+/** "1 bot", "4 bots". */
+export function plural(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/** Bot id → bot, removed ones too (their games keep their names). */
 export function botsById(arena) {
   return new Map((arena?.bots || []).map((b) => [b.id, b]));
 }

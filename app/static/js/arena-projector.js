@@ -4,7 +4,19 @@
 // on the game's own websocket exactly as the game's projector view follows it (board.js,
 // socket.js, state.js); at the end, what won.
 
-import { CONN_LABELS, STATE_LABELS, botName, botsById, budgetText, connectArena, engineText, formatText, progress } from "./arena-data.js";
+import {
+  CONN_LABELS,
+  STATE_LABELS,
+  activeBots,
+  botName,
+  botsById,
+  budgetText,
+  connectArena,
+  engineText,
+  formatText,
+  plural,
+  progress,
+} from "./arena-data.js";
 import { renderCrosstable, renderStandings } from "./arena-tables.js";
 import { createWhatWon } from "./arena-whatwon.js";
 import { createBoard } from "./board.js";
@@ -102,10 +114,10 @@ function render() {
   const title = arena.name || "Class arena";
   setText($("arena-title"), `${title} · ${STATE_LABELS[arena.state] || arena.state}`);
   document.title = `${title} — Canopy arena`;
-  setText($("arena-progress"), total ? `${done} / ${total} games` : `${arena.bots.length} bot${arena.bots.length === 1 ? "" : "s"}`);
+  setText($("arena-progress"), total ? `${done} / ${total} games` : plural(activeBots(arena).length, "bot"));
   $("join-banner").hidden = arena.state !== "open";
   const kind = arena.game === "knight" ? "Knight chess" : "Chess";
-  setText($("join-facts"), `${kind} · ${budgetText(arena)} · ${formatText(arena)} · ${arena.bots.length} bot${arena.bots.length === 1 ? "" : "s"} so far`);
+  setText($("join-facts"), `${kind} · ${budgetText(arena)} · ${formatText(arena)} · ${plural(activeBots(arena).length, "bot")} so far`);
   renderStandings($("standings"), arena);
   $("standings-empty").hidden = (arena.standings || []).length > 0;
   $("cross-card").hidden = arena.state === "open";

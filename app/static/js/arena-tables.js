@@ -3,6 +3,7 @@
 // a student's text: it reaches the page through text nodes only (dom.js's h).
 
 import {
+  activeBots,
   botLabel,
   botName,
   botsById,
@@ -141,7 +142,7 @@ export function renderGames(list, arena, { botId = null } = {}) {
 /** The bots: each one's name and engine; with `onRemove`, a Remove button each (the teacher). */
 export function renderBots(list, arena, { mine = null, onRemove = null } = {}) {
   list.replaceChildren(
-    ...(arena.bots || []).map((bot) =>
+    ...activeBots(arena).map((bot) =>
       h(
         "li",
         { dataset: { botId: bot.id }, class: bot.id === mine ? "mine" : undefined },

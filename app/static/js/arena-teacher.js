@@ -2,7 +2,7 @@
 // token): the link students open, as text and as a QR code a phone's camera reads; Start,
 // Pause and End; a Remove button on each bot; the crosstable (CSV) and every game (PGN).
 
-import { api } from "./arena-data.js";
+import { activeBots, api } from "./arena-data.js";
 import { $, setText, toast } from "./dom.js";
 import { copyText, qrSvg, shareOrigins } from "./share.js";
 
@@ -56,7 +56,7 @@ export function createTeacher({ arenaId, token, onChange }) {
 
   function render(arena) {
     const state = arena.state;
-    const enough = arena.bots.length >= 2;
+    const enough = activeBots(arena).length >= 2;
     $("btn-start").disabled = busy || !(state === "paused" || (state === "open" && enough));
     setText($("btn-start"), state === "paused" ? "Resume" : "Start");
     $("btn-start").title = state === "open" && !enough ? "At least two bots must join first" : "Pair the bots and play every game";

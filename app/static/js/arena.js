@@ -6,6 +6,7 @@
 import { createTeacher } from "./arena-teacher.js";
 import {
   CONN_LABELS,
+  activeBots,
   STATE_LABELS,
   api,
   budgetText,
@@ -15,6 +16,7 @@ import {
   formatText,
   gamesOf,
   myBot,
+  plural,
   progress,
   saveMyBot,
   teacherToken,
@@ -57,7 +59,7 @@ function render() {
   const mineId = mine ? mine.bot_id : null;
   const { done, total } = progress(arena);
   body.dataset.state = arena.state;
-  body.dataset.bots = String(arena.bots.length);
+  body.dataset.bots = String(activeBots(arena).length);
   body.dataset.done = String(done);
   body.dataset.role = token ? "teacher" : mine ? "student" : "visitor";
   const title = arena.name || "Class arena";
@@ -65,7 +67,7 @@ function render() {
   document.title = `${title} — Canopy arena`;
   const kind = arena.game === "knight" ? "Knight chess" : "Chess";
   const games = total ? ` · ${done} of ${total} games played` : "";
-  setText($("arena-facts"), `${kind} · ${budgetText(arena)} · ${formatText(arena)} · ${arena.bots.length} bot${arena.bots.length === 1 ? "" : "s"}${games}`);
+  setText($("arena-facts"), `${kind} · ${budgetText(arena)} · ${formatText(arena)} · ${plural(activeBots(arena).length, "bot")}${games}`);
 
   teacher?.render(arena);
   renderJoin(mine);
@@ -80,7 +82,7 @@ function render() {
     renderGames($("games"), arena);
   }
   renderBots($("bots"), arena, { mine: mineId, onRemove: teacher ? teacher.remove : null });
-  $("bots-empty").hidden = arena.bots.length > 0;
+  $("bots-empty").hidden = activeBots(arena).length > 0;
 }
 
 /** The join form: open while the arena is, for a student without a bot (or changing it). */
@@ -95,7 +97,7 @@ function renderJoin(mine) {
 }
 
 function renderMine(mine) {
-  const bot = mine ? arena.bots.find((b) => b.id === mine.bot_id) : null;
+  const bot = mine ? activeBots(arena).find((b) => b.id === mine.bot_id) : null;
   if (mine && !bot && arenaLoadedWith(mine)) {
     saveMyBot(arenaId, null); // removed by the teacher
     toast("Your bot was removed from the arena.", "info", 6000);
@@ -163,7 +165,7 @@ function allowedAlgorithms() {
 /** The form shows the student's bot (when editing) or the defaults. */
 function fillForm() {
   const mine = myBot(arenaId);
-  const bot = mine && arena.bots.find((b) => b.id === mine.bot_id);
+  const bot = mine && activeBots(arena).find((b) => b.id === mine.bot_id);
   fields.setAlgorithms(allowedAlgorithms(), bot ? { algorithm: bot.algorithm, params: bot.params } : {});
   $("bot-name").value = bot ? bot.name : $("bot-name").value;
 }
