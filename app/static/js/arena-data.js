@@ -3,6 +3,7 @@
 // which carries the same body). The views (arena-tables.js, arena-whatwon.js) and the pages
 // (arena.js, arena-projector.js) read only what is here.
 
+import { $, setText } from "./dom.js";
 import { connectSocket } from "./socket.js";
 
 const TEACHER_KEY = (id) => `canopy:arena:${id}:token`;
@@ -81,6 +82,27 @@ export const CONN_LABELS = {
   closed: "connection lost — retrying",
   gone: "arena not found",
 };
+
+/** The header's connection badge (and `data-conn` on the body, for tests). */
+export function showConn(conn) {
+  document.body.dataset.conn = conn;
+  const el = $("conn");
+  el.dataset.state = conn;
+  setText(el, CONN_LABELS[conn] || conn);
+}
+
+/** `render` at most once per animation frame, however often it is asked for. */
+export function onePerFrame(render) {
+  let requested = false;
+  return () => {
+    if (requested) return;
+    requested = true;
+    requestAnimationFrame(() => {
+      requested = false;
+      render();
+    });
+  };
+}
 
 /** What the arena is doing, in a few words. */
 export const STATE_LABELS = {

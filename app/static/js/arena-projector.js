@@ -5,7 +5,6 @@
 // socket.js, state.js); at the end, what won.
 
 import {
-  CONN_LABELS,
   STATE_LABELS,
   activeBots,
   botName,
@@ -14,8 +13,10 @@ import {
   connectArena,
   engineText,
   formatText,
+  onePerFrame,
   plural,
   progress,
+  showConn,
 } from "./arena-data.js";
 import { renderCrosstable, renderStandings } from "./arena-tables.js";
 import { createWhatWon } from "./arena-whatwon.js";
@@ -92,21 +93,10 @@ function renderLive() {
 
 // ------------------------------------------------------------------ the arena
 
-let frameRequested = false;
-function scheduleRender() {
-  if (frameRequested) return;
-  frameRequested = true;
-  requestAnimationFrame(() => {
-    frameRequested = false;
-    render();
-  });
-}
+const scheduleRender = onePerFrame(() => render());
 
 function render() {
-  body.dataset.conn = conn;
-  const connEl = $("conn");
-  connEl.dataset.state = conn;
-  setText(connEl, CONN_LABELS[conn] || conn);
+  showConn(conn);
   if (!arena) return;
   const { done, total } = progress(arena);
   body.dataset.state = arena.state;

@@ -5,7 +5,6 @@
 
 import { createTeacher } from "./arena-teacher.js";
 import {
-  CONN_LABELS,
   activeBots,
   STATE_LABELS,
   api,
@@ -16,9 +15,11 @@ import {
   formatText,
   gamesOf,
   myBot,
+  onePerFrame,
   plural,
   progress,
   saveMyBot,
+  showConn,
   teacherToken,
 } from "./arena-data.js";
 import { renderBots, renderCrosstable, renderGames, renderStandings } from "./arena-tables.js";
@@ -35,25 +36,14 @@ let fieldsGame = null; // the game whose algorithms they hold
 let editing = false; // the student is changing a bot that has joined
 let limits = null;
 const algorithms = {}; // game → GET /api/algorithms?game=…
+const scheduleRender = onePerFrame(() => render());
 const teacher = token ? createTeacher({ arenaId, token, onChange: scheduleRender }) : null;
 
 // ------------------------------------------------------------------ rendering
 
-let frameRequested = false;
-function scheduleRender() {
-  if (frameRequested) return;
-  frameRequested = true;
-  requestAnimationFrame(() => {
-    frameRequested = false;
-    render();
-  });
-}
 
 function render() {
-  body.dataset.conn = conn;
-  const connEl = $("conn");
-  connEl.dataset.state = conn;
-  setText(connEl, CONN_LABELS[conn] || conn);
+  showConn(conn);
   if (!arena) return;
   const mine = myBot(arenaId);
   const mineId = mine ? mine.bot_id : null;
