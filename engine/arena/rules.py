@@ -28,7 +28,7 @@ MAX_NAME = 40
 MOVETIME_MS = (10, 60_000)
 ITERATIONS = (1, 1_000_000)
 ROUNDS = (1, 50)
-MAX_PLIES = (2, 1000)
+MAX_PLIES = (10, 1000)  # the book openings are 6 to 8 plies long
 
 
 class ArenaError(CanopyError):
