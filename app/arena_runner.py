@@ -36,13 +36,12 @@ from app.arenas import ArenaService, bot_of, results_of, rules_of
 from app.bounds import tree_budget
 from app.store import token_hash
 from engine.arena.pairing import swiss_round
+from engine.arena.play import ArenaGame, ArenaMove, opening_count, opening_moves, play_game
 from engine.arena.rules import ArenaRules, Bot
 from engine.explain.summary import SearchSummary
 from engine.play import EngineNote, EngineSettings, GameSession
 
 if TYPE_CHECKING:
-    from engine.arena.play import ArenaGame, ArenaMove
-
     from engine.search.controller import SearchController
     from engine.search.info import SearchInfo
 
@@ -236,8 +235,6 @@ class ArenaRunner:
         bots = [b.id for b in record.bots if not b.removed]
         if len(bots) < 2:
             return False
-        from engine.arena.play import opening_count
-
         count = await asyncio.to_thread(opening_count, record.game)
         pairings = swiss_round(bots, results_of(record), played + 1, count)
         first = max((g.seq for g in record.games), default=-1) + 1
@@ -285,8 +282,6 @@ class ArenaRunner:
         return data
 
     async def _play(self, record: ArenaRecord, run: GameRun) -> None:
-        from engine.arena.play import opening_moves, play_game
-
         game = run.record
         result: ArenaGame | None = None
         try:

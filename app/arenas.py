@@ -31,9 +31,9 @@ from app.errors import ShuttingDownError
 from app.service import GameService
 from app.store import token_hash
 from engine.arena.pairing import round_robin
+from engine.arena.play import opening_count
 from engine.arena.rules import ArenaError, ArenaRules, Bot
 from engine.arena.standings import Result, crosstable, standings, what_won
-from engine.match.openings import load_openings
 
 log = logging.getLogger("canopy.arena")
 
@@ -67,11 +67,6 @@ def results_of(record: ArenaRecord) -> list[Result]:
         for g in record.games
         if g.status == "done" and g.result is not None
     ]
-
-
-def openings_count(game: str) -> int:
-    """How many openings the pairings deal (``engine.arena.play.opening_moves`` wraps)."""
-    return len(load_openings(None, game))
 
 
 def arena_view(record: ArenaRecord) -> dict[str, Any]:
@@ -364,7 +359,7 @@ class ArenaService:
                     )
                 rules = rules_of(record)
                 if rules.format == "round-robin":
-                    count = await asyncio.to_thread(openings_count, record.game)
+                    count = await asyncio.to_thread(opening_count, record.game)
                     pairings = round_robin(bots, rules.rounds, count)
                     await self.db.run(
                         self.store.add_games,
