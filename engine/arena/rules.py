@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import CanopyError
+from engine.play.game import _fmt as format_value  # a parameter value as a game's PGN writes it
 from engine.rules.games import get_game
 from engine.search.registry import ALGORITHMS, get_algorithm
 
@@ -175,15 +176,6 @@ def clean_name(name: object) -> str:
 def default_params(algorithm: str, game: str) -> dict[str, Any]:
     """Every parameter of ``algorithm`` at its default for ``game``."""
     return get_algorithm(algorithm).validate(None, get_game(game).name)
-
-
-def format_value(value: object) -> str:
-    """A parameter value as people read it: ``0.7``, ``12``, ``true``, ``random``."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value)
 
 
 @dataclass(frozen=True)
