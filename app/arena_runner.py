@@ -131,6 +131,9 @@ class ArenaRunner:
         self.store = arenas.store
         self.runs: dict[str, GameRun] = {}
         self.drivers: dict[str, asyncio.Task[None]] = {}
+        #: Per arena playing on the Dask cluster: set to stop its games there.
+        self.cluster_stops: dict[str, threading.Event] = {}
+        self.cluster_done: dict[str, asyncio.Event] = {}
         self.wake = asyncio.Event()
         self.stopping = False
         arenas.on_start = self.start
@@ -162,6 +165,9 @@ class ArenaRunner:
     async def stop(self, aid: str, bot_id: str | None) -> None:
         """Stop the games of ``aid`` being played (of ``bot_id`` only, if given): each is
         discarded and waits again."""
+        if aid in self.cluster_stops:  # the cluster's games are one batch: all stop
+            self.cluster_stops[aid].set()
+            await self.cluster_done[aid].wait()
         runs = [r for r in self.runs.values() if r.aid == aid and r.involves(bot_id)]
         for run in runs:
             run.stop.set()
@@ -175,6 +181,8 @@ class ArenaRunner:
         self.stopping = True
         for run in self.runs.values():
             run.stop.set()
+        for event in self.cluster_stops.values():
+            event.set()
         for task in list(self.drivers.values()):
             task.cancel()
         tasks = [t for t in self.drivers.values()]
@@ -428,29 +436,46 @@ class ArenaRunner:
         loop = asyncio.get_running_loop()
         arrived: asyncio.Queue[tuple[int, Any]] = asyncio.Queue()
         address = self.settings.dask_scheduler or "local"
+        stop = self.cluster_stops[record.id] = threading.Event()
+        self.cluster_done[record.id] = done = asyncio.Event()
 
         def pump() -> None:
             try:
-                for index, game in play_on_cluster(address, jobs):
+                for index, game in play_on_cluster(address, jobs, stop=stop):
                     loop.call_soon_threadsafe(arrived.put_nowait, (index, game))
             except Exception as exc:  # told to the loop, which logs it
-                loop.call_soon_threadsafe(arrived.put_nowait, (-1, exc))
+                with contextlib.suppress(RuntimeError):
+                    loop.call_soon_threadsafe(arrived.put_nowait, (-1, exc))
             finally:
                 with contextlib.suppress(RuntimeError):
                     loop.call_soon_threadsafe(arrived.put_nowait, (-1, None))
 
         threading.Thread(target=pump, name="canopy-arena-dask", daemon=True).start()
-        while True:
-            index, game = await arrived.get()
-            if index < 0:
+        stored: set[int] = set()
+        failed = False
+        try:
+            while True:
+                index, game = await arrived.get()
+                if index >= 0:
+                    await self._store_whole(record, pending[index], game)
+                    stored.add(index)
+                    continue
                 if isinstance(game, Exception):
                     log.error("arena %s: the cluster failed", record.id, exc_info=game)
-                    for g in pending:
+                    failed = True
+                    continue
+                break
+        finally:
+            del self.cluster_stops[record.id]
+            if not self.stopping:  # the games not played wait again (a shutdown: at restart)
+                for i, g in enumerate(pending):
+                    if i not in stored:
                         with contextlib.suppress(Exception):
                             await self.db.run(self.store.discard_game, g.game_id)
-                    await asyncio.sleep(POLL_S * 10)  # not at once: the cluster may be down
-                return
-            await self._store_whole(record, pending[index], game)
+                self.arenas.changed(record.id)
+            done.set()
+        if failed:
+            await asyncio.sleep(POLL_S * 10)  # not at once again: the cluster may be down
 
     async def _store_whole(self, record: ArenaRecord, row: GameRecord, game: ArenaGame) -> None:
         session, sides, name = self._new_session(record, row, game.start_fen, game.opening)
