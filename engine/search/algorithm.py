@@ -39,7 +39,7 @@ from engine.search.tree import (
 )
 
 if TYPE_CHECKING:
-    from engine.search.info import MoveStats, SearchInfo
+    from engine.search.info import MoveStats
 
 #: ``ChildStats.proof`` / ``MoveStats.proof``: the game-theoretic value once it is known,
 #: for the side to move at the parent (at the root: the side to move).
@@ -286,16 +286,6 @@ class Algorithm:
         """The move played is the most visited, so a search may end early once the
         leader cannot be caught in the time left (UCI's "decided" rule)."""
         return False
-
-    @classmethod
-    def uci_depth(cls, info: SearchInfo) -> int:
-        """UCI ``depth``: the tree's mean node depth, rounded (at least 1)."""
-        return max(1, round(info.mean_depth))
-
-    @classmethod
-    def uci_nodes(cls, info: SearchInfo) -> int:
-        """UCI ``nodes``: iterations (each one a walk from the root)."""
-        return info.iterations
 
     # ------------------------------------------------------------ running
     @classmethod

@@ -36,7 +36,7 @@ from engine.search.controller import AT_BUDGET_NOTES, SearchController
 from engine.search.info import MoveStats, SearchInfo
 from engine.search.registry import ALGORITHMS, get_algorithm
 from engine.uci.options import OptionSet, UciOptionError
-from engine.uci.score import move_score
+from engine.uci.score import move_score, uci_depth, uci_nodes
 from engine.uci.timeman import Clock, Plan, plan_clock, plan_movetime
 from engine.warm import play_first_move
 
@@ -662,7 +662,7 @@ class UciEngine:
         # alphabeta's depth limit is its max_depth (it ends by itself); MCTS's is the
         # mean depth of the tree, which only the snapshots show
         algorithm = get_algorithm(info.algorithm)
-        if go.depth and algorithm.tree and algorithm.uci_depth(info) >= go.depth:
+        if go.depth and algorithm.tree and uci_depth(info) >= go.depth:
             return True
         if go.mate and info.moves:
             score = move_score(info.algorithm, info.moves[0])
@@ -733,8 +733,7 @@ class UciEngine:
             return
         elapsed = max(1, int(info.elapsed_ms))
         algorithm = get_algorithm(info.algorithm)
-        depth = algorithm.uci_depth(info)
-        nodes = algorithm.uci_nodes(info)
+        depth, nodes = uci_depth(info), uci_nodes(info)
         seldepth = max(depth, int(info.extra.get("seldepth", info.max_depth)))
         hashfull = ""
         if algorithm.tree:  # the tree's node budget is its "hash"

@@ -1,4 +1,4 @@
-"""Turning a search's numbers into UCI ``score`` and ``wdl`` fields.
+"""Turning a search's numbers into UCI ``score``, ``wdl``, ``depth`` and ``nodes`` fields.
 
 Every number here is from the point of view of the side to move at the root,
 which is what UCI asks for.
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from engine.eval.evaluate import is_mate_score, mate_plies, unsquash
 from engine.search.algorithm import PROVEN_LOSS, PROVEN_WIN
-from engine.search.info import MoveStats
+from engine.search.info import MoveStats, SearchInfo
 from engine.search.registry import get_algorithm
 
 CP_LIMIT = 3000  # the largest |cp| we announce; anything beyond is "winning"
@@ -98,3 +98,19 @@ def move_score(algorithm: str, move: MoveStats) -> Score:
     value = max(-1.0, min(1.0, move.eval))
     expected = 0.5 * (1.0 + value)
     return Score(round(unsquash(value)), None, expected, move.bound)
+
+
+def uci_depth(info: SearchInfo) -> int:
+    """UCI ``depth``: the last completed depth of a search that deepens step by step
+    (``alphabeta``), else the tree's mean node depth, rounded (at least 1)."""
+    if get_algorithm(info.algorithm).stepping == "depth":
+        return max(1, info.depth)
+    return max(1, round(info.mean_depth))
+
+
+def uci_nodes(info: SearchInfo) -> int:
+    """UCI ``nodes``: the positions an iterative-deepening search visited, or a tree
+    search's iterations (each one a walk from the root)."""
+    if get_algorithm(info.algorithm).stepping == "depth":
+        return info.nodes
+    return info.iterations

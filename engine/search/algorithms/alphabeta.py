@@ -30,7 +30,6 @@ from engine.search.algorithm import (
     proof_from_value,
 )
 from engine.search.codes import DONE, EXHAUSTED, ROOT_TERMINAL, STOPPED
-from engine.search.info import SearchInfo
 from engine.search.params import ParamSpec
 from engine.search.parts.alphabeta import (
     ABORTED,
@@ -207,16 +206,6 @@ class AlphaBeta(Algorithm):
         if child.bound != "exact":
             return NOT_PROVEN, None
         return proof_from_value(child)
-
-    @classmethod
-    def uci_depth(cls, info: SearchInfo) -> int:
-        """The last completed iteration of iterative deepening."""
-        return max(1, info.depth)
-
-    @classmethod
-    def uci_nodes(cls, info: SearchInfo) -> int:
-        """Nodes searched (its "iterations" are nodes too)."""
-        return info.nodes
 
     @classmethod
     def final_key(cls, child: ChildStats, params: dict[str, Any], threads: int) -> float:

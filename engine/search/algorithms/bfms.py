@@ -98,7 +98,7 @@ def bfms_iteration(
     path, info, finfo, keys = scratch.path, scratch.info, scratch.finfo, scratch.keys
     flags = tree[FLAGS]
     length = begin(root, s, path, info, keys)
-    node = np.int64(ROOT)  # not the literal 0: one compiled callee per signature
+    node = int(np.int64(ROOT))  # not the literal 0: one compiled callee per signature
     stop_at = TERMINAL | PROVEN if solver else TERMINAL
     while length < MAX_PATH - 1 and not (flags[node] & stop_at):
         if tree[FIRST_CHILD][node] == NONE:

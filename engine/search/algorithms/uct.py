@@ -70,7 +70,7 @@ def uct_iteration(
     path, info, finfo, keys = scratch.path, scratch.info, scratch.finfo, scratch.keys
     flags, num_legal, num_children = tree[FLAGS], tree[NUM_LEGAL], tree[NUM_CHILDREN]
     length = begin(root, s, path, info, keys)
-    node = np.int64(ROOT)  # not the literal 0: one compiled callee per signature
+    node = int(np.int64(ROOT))  # not the literal 0: one compiled callee per signature
     while length < MAX_PATH - 1:
         if flags[node] & TERMINAL:
             break

@@ -89,7 +89,7 @@ def uct_minimax_iteration(
     path, info, finfo, keys = scratch.path, scratch.info, scratch.finfo, scratch.keys
     flags = tree[FLAGS]
     length = begin(root, s, path, info, keys)
-    node = np.int64(ROOT)  # not the literal 0: one compiled callee per signature
+    node = int(np.int64(ROOT))  # not the literal 0: one compiled callee per signature
     while length < MAX_PATH - 1 and not (flags[node] & TERMINAL):
         if tree[FIRST_CHILD][node] == NONE:
             first_new = tree[META][USED]

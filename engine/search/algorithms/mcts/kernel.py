@@ -140,7 +140,7 @@ def mcts_iteration(
     info[T_SIM_PLIES] = 0  # (a scoring of a node's children records the line deciding it)
     info[T_SIM_BEST] = NONE
     info[T_SIM_HOW] = BEST_EARLIER
-    node = np.int64(ROOT)  # not the literal 0: one compiled callee per signature
+    node = int(np.int64(ROOT))  # not the literal 0: one compiled callee per signature
     while length < MAX_PATH - 1:
         f = flags[node]
         if f & (PROVEN | TERMINAL) or not (f & EVALUATED):
@@ -220,11 +220,12 @@ def mcts_iteration(
             depth = own + min(extra, FULL_TREE_PLIES)
         info[T_SIM_DEPTH] = depth
         # The table holds quiescence scores only: a deeper score must not read the
-        # table's shallower one, nor be stored in it.
+        # table's shallower one, nor be stored in it. The ply goes as an int64, the type
+        # every caller of the leaf search passes (one compiled leaf search, not two).
         to_move, cached = leaf_score(
             ctx, s, quiesce, depth, cache_keys, cache_scores,
             use_cache and own == 0 and not deeper, np.int64(tree[DEPTH][node]),
-        )  # fmt: skip  (the ply as int64, the type every caller of the leaf search passes)
+        )  # fmt: skip
         if ctx.stats[ABORTED]:
             return False
         score = -to_move  # for the side that moved into the leaf
@@ -267,7 +268,7 @@ def complete_proof(
     info, keys = scratch.info, scratch.keys
     flags, first_child = tree[FLAGS], tree[FIRST_CHILD]
     length = begin(root, s, path, info, keys)
-    node = np.int64(ROOT)  # not the literal 0: one compiled callee per signature
+    node = int(np.int64(ROOT))  # not the literal 0: one compiled callee per signature
     while length < MAX_PATH - 1 and not stop[0]:
         f = flags[node]
         if not (f & PROVEN) or f & TERMINAL:
