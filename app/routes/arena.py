@@ -247,6 +247,13 @@ async def arena_socket(websocket: WebSocket, arena_id: str) -> None:
             await sender
 
 
+@router.get("/arena/new", response_class=HTMLResponse, include_in_schema=False)
+async def new_arena_page(request: Request) -> HTMLResponse:
+    """The teacher's form: game, think time, algorithms and free parameters, format
+    (declared before ``/arena/{arena_id}`` so "new" is never read as an id)."""
+    return templates.TemplateResponse(request, "arena-new.html", {})
+
+
 @router.get("/arena/{arena_id}", response_class=HTMLResponse, include_in_schema=False)
 async def arena_page(arena_id: str, request: Request, arenas: ArenasDep) -> HTMLResponse:
     """Students join here; the teacher (token in the page's storage) runs the arena."""
