@@ -6,11 +6,13 @@ while at least one more stays free and nobody waits in the queue (on a pool of
 one slot it takes the only one), and at most ``arena_games_at_once`` play at
 once, so a human's game never waits behind the arena.
 
-Every game is an ordinary stored game (human ``none``, paused: nobody's
-engine moves it but the arena's): stored when it starts, each move written
-with its search as it is played, so ``/games/{id}/watch`` shows it live
-(the bots' snapshots go to the game's watchers) and the review and PGN work
-afterwards. With ``CANOPY_DASK_SCHEDULER`` the games are played by
+Every game is an ordinary stored game (human ``none``, its two bots its
+named players, ``played_by`` the arena: the live game never starts its own
+engine on it): stored when it starts, each move written with its search as
+it is played, so ``/games/{id}/watch`` shows it live (the bots' snapshots go
+to the game's watchers) and the review and PGN work afterwards. A game the
+move limit ends is stored adjudicated, with the arena's result and reason.
+With ``CANOPY_DASK_SCHEDULER`` the games are played by
 ``engine.arena.cluster.play_on_cluster`` instead and each is stored whole
 as it arrives.
 
@@ -39,7 +41,7 @@ from engine.arena.pairing import swiss_round
 from engine.arena.play import ArenaGame, ArenaMove, opening_count, opening_moves, play_game
 from engine.arena.rules import ArenaRules, Bot
 from engine.explain.summary import SearchSummary
-from engine.play import EngineNote, EngineSettings, GameSession
+from engine.play import EngineNote, EngineSettings, GameSession, Player
 
 if TYPE_CHECKING:
     from engine.search.controller import SearchController
@@ -68,6 +70,11 @@ def engine_of(rules: ArenaRules, bot: Bot) -> EngineSettings:
     )
 
 
+def player_of(rules: ArenaRules, bot: Bot) -> Player:
+    """A bot as the named player of one side of its stored game."""
+    return Player(bot.name, engine_of(rules, bot), label=bot.engine(rules.game), id=bot.id)
+
+
 def game_name(arena: str, white: str, black: str) -> str:
     prefix = arena if "arena" in arena.lower() else f"Arena {arena}"
     return f"{prefix} · {white} vs {black}"[:80]
@@ -92,6 +99,13 @@ def play_move(session: GameSession, move: ArenaMove) -> None:
     session.play(move.uci, by="engine", note=note, search=search)
 
 
+def conclude(session: GameSession, game: ArenaGame) -> None:
+    """The arena's result on the session: a game the rules did not end (the move
+    limit) is adjudicated, so the stored game says what the crosstable says."""
+    if not session.is_over:
+        session.adjudicate(game.result, game.reason)
+
+
 class GameRun:
     """One arena game played here: a job of the search pool, its session as stored."""
 
@@ -102,7 +116,6 @@ class GameRun:
         self.stop = threading.Event()
         self.task: asyncio.Task[None] | None = None
         self.session: GameSession | None = None
-        self.sides: dict[str, Any] = {}
         self.rev = 0
         self.saved_ply = 0
         self.save_lock = asyncio.Lock()
@@ -271,22 +284,25 @@ class ArenaRunner:
     # ---------------------------------------------------------------- one game here
     def _new_session(
         self, record: ArenaRecord, game: GameRecord, fen: str, opening: Any
-    ) -> tuple[GameSession, dict[str, Any], str]:
+    ) -> tuple[GameSession, str]:
+        """The stored game of ``game``: its bots the named players (the session's own
+        engine is White's, never run), the book opening played."""
         rules = rules_of(record)
         bots = {b.id: bot_of(b) for b in record.bots}
         white, black = bots[game.white], bots[game.black or ""]
-        session = GameSession(record.game, fen, human="none", engine=engine_of(rules, white))
+        session = GameSession(
+            record.game, fen, human="none", engine=engine_of(rules, white),
+            players={"white": player_of(rules, white), "black": player_of(rules, black)},
+            played_by="arena",
+        )  # fmt: skip
         for uci in opening:
             session.play(uci, by="engine")
-        sides = {
-            "white": {"bot_id": white.id, **engine_of(rules, white).to_dict()},
-            "black": {"bot_id": black.id, **engine_of(rules, black).to_dict()},
-        }
-        return session, sides, game_name(record.name, white.name, black.name)
+        return session, game_name(record.name, white.name, black.name)
 
-    def _data(self, session: GameSession, sides: dict[str, Any]) -> dict[str, Any]:
+    def _data(self, session: GameSession) -> dict[str, Any]:
+        """The session as stored, paused: a server loading it never searches for it."""
         data = session.to_dict()
-        data["engine"] = {**data["engine"], "sides": sides, "_paused": True}
+        data["engine"] = {**data["engine"], "_paused": True}
         return data
 
     async def _play(self, record: ArenaRecord, run: GameRun) -> None:
@@ -294,9 +310,9 @@ class ArenaRunner:
         result: ArenaGame | None = None
         try:
             fen, opening = opening_moves(record.game, game.opening)
-            session, run.sides, name = self._new_session(record, game, fen, opening)
+            session, name = self._new_session(record, game, fen, opening)
             run.session, run.saved_ply = session, session.ply
-            data = self._data(session, run.sides)
+            data = self._data(session)
             await self.db.run(
                 self.db.create, run.id, token_hash(secrets.token_urlsafe(24)), name, data
             )
@@ -321,7 +337,8 @@ class ArenaRunner:
                 self._factory(run.id, loop),
             )
             if result is not None:
-                await self._save(run, (result.result, result.reason))
+                conclude(session, result)
+                await self._save(run, final=True)
                 await self.db.run(self.store.set_game, run.id, "done", result.result, result.reason)
                 log.info("arena %s: game %s %s (%s)", run.aid, run.id, result.result, result.reason)
         except Exception:
@@ -352,20 +369,17 @@ class ArenaRunner:
             live.session = session  # watchers see the game the arena plays
         self.games.spawn(self._save(run), game_id=run.id)
 
-    async def _save(
-        self, run: GameRun, outcome: tuple[str | None, str | None] | None = None
-    ) -> None:
+    async def _save(self, run: GameRun, final: bool = False) -> None:
         """Write the moves not yet stored (and the result at the end), then announce them."""
         session = run.session
         assert session is not None
         async with run.save_lock:
-            if outcome is None and session.ply == run.saved_ply:
+            if not final and session.ply == run.saved_ply:
                 return
             ply = session.ply
-            data = self._data(session, run.sides)
-            ending = outcome or (session.result, session.reason)
+            data = self._data(session)
             run.rev = await self.db.run(
-                self.db.save, run.id, data, run.saved_ply, ending, True, run.rev
+                self.db.save, run.id, data, run.saved_ply, session.outcome, True, run.rev
             )
             run.saved_ply = ply
         live = self.games.store.get(run.id)
@@ -478,13 +492,12 @@ class ArenaRunner:
             await asyncio.sleep(POLL_S * 10)  # not at once again: the cluster may be down
 
     async def _store_whole(self, record: ArenaRecord, row: GameRecord, game: ArenaGame) -> None:
-        session, sides, name = self._new_session(record, row, game.start_fen, game.opening)
+        session, name = self._new_session(record, row, game.start_fen, game.opening)
         for move in game.moves:
             play_move(session, move)
-        data = self._data(session, sides)
+        conclude(session, game)
+        data = self._data(session)
         digest = token_hash(secrets.token_urlsafe(24))
-        await self.db.run(
-            self.db.create, row.game_id, digest, name, data, (game.result, game.reason)
-        )
+        await self.db.run(self.db.create, row.game_id, digest, name, data, session.outcome)
         await self.db.run(self.store.set_game, row.game_id, "done", game.result, game.reason)
         self.arenas.changed(record.id)

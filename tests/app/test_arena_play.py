@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import chess.pgn
 import pytest
 from fastapi.testclient import TestClient
 
@@ -109,6 +110,40 @@ def test_the_exports_hold_the_crosstable_and_every_game(client: TestClient) -> N
     for g in view["games"]:
         assert f'[Result "{g["result"]}"]' in pgn
     assert '[Round "1"]' in pgn
+
+
+def test_a_game_the_move_limit_ends_is_the_same_draw_everywhere(client: TestClient) -> None:
+    """The arena adjudicates a draw at max_plies: the stored game, its PGN and the games
+    list say what the crosstable says, and name each side's bot with its settings."""
+    aid, _, bots = started(client, 2, max_plies=10)
+    view = wait_for(client, aid, finished)
+    drawn = [g for g in view["games"] if g["reason"] == "max plies"]
+    assert drawn, view["games"]
+    names = {b["id"]: b["label"] for b in view["bots"]}
+    listed = {g["id"]: g for g in client.get("/api/games").json()["games"]}
+    for g in drawn:
+        assert g["result"] == "1/2-1/2"
+        state = client.get(f"/api/games/{g['id']}").json()
+        assert (state["result"], state["reason"], state["legal"]) == ("1/2-1/2", "max plies", [])
+        assert state["played_by"] == "arena" and state["search"]["paused"] is False
+        white, black = state["players"]["white"], state["players"]["black"]
+        assert f"{white['name']} ({white['label']})" == names[g["white"]]
+        assert f"{black['name']} ({black['label']})" == names[g["black"]]
+        assert white["params"]["c"] != black["params"]["c"]
+        pgn = chess.pgn.read_game(io.StringIO(client.get(f"/api/games/{g['id']}/pgn").text))
+        assert pgn is not None
+        h = pgn.headers
+        assert (h["Result"], h["EndReason"], h["Termination"]) == (
+            "1/2-1/2",
+            "max plies",
+            "adjudication",
+        )
+        assert (h["White"], h["Black"]) == (white["name"], black["name"])
+        assert (h["WhiteEngine"], h["BlackEngine"]) == (white["label"], black["label"])
+        assert listed[g["id"]]["result"] == "1/2-1/2"
+        assert listed[g["id"]]["players"] == [names[g["white"]], names[g["black"]]]
+    page = client.get("/games", params={"q": names[bots[0]].split(" ")[0]}).text
+    assert f"{names[drawn[0]['white']]} vs {names[drawn[0]['black']]}" in page
 
 
 def test_pause_lets_the_game_finish_and_start_goes_on(client: TestClient) -> None:
