@@ -6,6 +6,9 @@ crosstable on the page is the one the stored games' results make.
 
 from __future__ import annotations
 
+import json
+import time
+import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
@@ -162,3 +165,56 @@ def test_a_class_arena_runs_from_phones_to_the_final_crosstable(
     finally:
         for page in pages:
             page.context.close()
+
+
+def api_post(base: str, path: str, body: dict[str, Any] | None = None) -> Any:
+    req = urllib.request.Request(
+        base + path,
+        data=json.dumps(body or {}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(req) as r:
+        return json.load(r)
+
+
+def test_the_watch_page_of_a_game_being_played_names_the_arena_and_its_bots(
+    browser: Any, arena_server: str
+) -> None:
+    """While the arena plays a game, its watch page says so (not "paused"), names each side's
+    bot with its settings and offers nothing that would move the game."""
+    server = arena_server
+    made = api_post(
+        server,
+        "/api/arenas",
+        {"game": "chess", "movetime_ms": 3000, "algorithms": ["uct"], "max_plies": 40},
+    )
+    aid, token = made["id"], made["token"]
+    for name, c in (("Ada", 0.7), ("Bob", 1.9)):
+        api_post(
+            server,
+            f"/api/arenas/{aid}/bots",
+            {"name": name, "algorithm": "uct", "params": {"c": c}},
+        )
+    api_post(server, f"/api/arenas/{aid}/start?token={token}")
+    page = new_page(browser, 1280, 900)
+    try:
+        deadline = time.monotonic() + 60
+        while not (playing := api_get(server, f"/api/arenas/{aid}")["playing"]):
+            assert time.monotonic() < deadline, "no arena game started"
+            time.sleep(0.1)
+        page.goto(f"{server}/games/{playing[0]}/watch")
+        page.wait_for_selector("body[data-conn=open][data-version]")
+        page.wait_for_function(
+            "() => document.querySelector('#status-text').textContent.includes('is thinking for')"
+        )
+        status = page.inner_text("#status-text")
+        assert status.startswith("Arena game: Ada (uct c=0.7) vs Bob (uct c=1.9)"), status
+        assert "paused" not in status.lower()
+        whos = sorted(page.locator(".player .who").all_text_contents())
+        assert whos == ["Ada (uct c=0.7)", "Bob (uct c=1.9)"]
+        for button in ("#btn-start", "#btn-step", "#btn-go", "#btn-undo"):
+            assert page.locator(button).is_disabled(), button
+        assert not page.errors, f"JavaScript errors on the page: {page.errors}"
+    finally:
+        page.context.close()
+        api_post(server, f"/api/arenas/{aid}/end?token={token}")
