@@ -208,8 +208,13 @@ def test_the_watch_page_of_a_game_being_played_names_the_arena_and_its_bots(
             "() => document.querySelector('#status-text').textContent.includes('is thinking for')"
         )
         status = page.inner_text("#status-text")
-        assert status.startswith("Arena game: Ada (uct c=0.7) vs Bob (uct c=1.9)"), status
+        assert status in (
+            "Arena game: Ada (uct c=0.7) is thinking for White.",
+            "Arena game: Bob (uct c=1.9) is thinking for Black.",
+        ), status
         assert "paused" not in status.lower()
+        title = page.text_content("#game-title") or ""
+        assert title.endswith("Arena game: Ada (uct c=0.7) vs Bob (uct c=1.9)"), title
         whos = sorted(page.locator(".player .who").all_text_contents())
         assert whos == ["Ada (uct c=0.7)", "Bob (uct c=1.9)"]
         for button in ("#btn-start", "#btn-step", "#btn-go", "#btn-undo"):

@@ -23,8 +23,10 @@ import {
   engineLabel,
   isHuman,
   isPlayer,
+  namedPlayer,
   opposite,
   playedByLabel,
+  playedByTitle,
   playerLabel,
   positionsKey,
   resultText,
@@ -254,8 +256,8 @@ function renderStatus() {
     const turn = sideName(game.game, game.turn);
     const mover = game.players && game.players[game.turn];
     const thinking = playerThinking(game);
-    const who = mover ? `${mover.name} ${thinking ? "is thinking" : "is to move"} for ${turn}` : `${turn} to move`;
-    text = `${playedByLabel(game) || `Played by the ${game.played_by}`} — ${who}.`;
+    const who = mover ? `${namedPlayer(mover)} ${thinking ? "is thinking" : "is to move"} for ${turn}` : `${turn} to move`;
+    text = `${playedByTitle(game)} game: ${who}.`;
     kind = thinking ? "thinking" : "info";
     fraction = thinking ? budgetFraction(game, s.stats) : null;
   } else {

@@ -122,8 +122,12 @@ export function sideSettings(game, color) {
  * "Arena game: Ada (uct c=0.7) vs Bob (uct c=1.4)"; "" for any other game. */
 export function playedByLabel(game) {
   if (!game || !game.played_by || !game.players || !game.players.white || !game.players.black) return "";
-  const by = game.played_by.charAt(0).toUpperCase() + game.played_by.slice(1);
-  return `${by} game: ${namedPlayer(game.players.white)} vs ${namedPlayer(game.players.black)}`;
+  return `${playedByTitle(game)} game: ${namedPlayer(game.players.white)} vs ${namedPlayer(game.players.black)}`;
+}
+
+/** What plays the game, as a title: "Arena". */
+export function playedByTitle(game) {
+  return game.played_by.charAt(0).toUpperCase() + game.played_by.slice(1);
 }
 
 export function engineLabel(settings) {
