@@ -98,6 +98,7 @@ def arena_view(record: ArenaRecord) -> dict[str, Any]:
                 "algorithm": b.algorithm,
                 "params": b.params,
                 "label": bot.label(record.game),
+                "engine": bot.engine(record.game),
                 "removed": b.removed,
             }
             for b, bot in zip(record.bots, bots, strict=True)

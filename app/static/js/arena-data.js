@@ -135,17 +135,14 @@ export function botName(arena, id) {
   return bot ? bot.name : "removed bot";
 }
 
-/** "uct c=0.7" when the server gives no label: the parameters that differ from nothing we
- * know, so every one. */
-export function botLabel(bot) {
-  if (!bot) return "";
-  if (bot.label) return bot.label;
-  const params = Object.entries(bot.params || {}).map(([k, v]) => `${k}=${v}`);
-  return `${bot.name} (${[bot.algorithm, ...params].join(" ")})`;
+/** The bot's engine alone: "uct c=0.7" (the server's words: the parameters that differ
+ * from the defaults, as in the PGN's WhiteEngine), else every parameter. */
+export function engineText(bot) {
+  return bot.engine || allParams(bot);
 }
 
-/** The bot's engine alone: "uct c=0.7 policy=random" (every parameter). */
-export function engineText(bot) {
+/** The bot's algorithm and every parameter: "uct c=0.7 policy=uniform ply_cap=200 …". */
+export function allParams(bot) {
   const params = Object.entries(bot.params || {}).map(([k, v]) => `${k}=${formatValue(v)}`);
   return [bot.algorithm, ...params].join(" ");
 }

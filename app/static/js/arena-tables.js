@@ -4,7 +4,7 @@
 
 import {
   activeBots,
-  botLabel,
+  allParams,
   botName,
   botsById,
   engineText,
@@ -49,7 +49,7 @@ export function renderStandings(table, arena, { mine = null } = {}) {
             "td",
             { class: "bot" },
             h("span", { class: "bot-name" }, r.name || botName(arena, r.bot_id)),
-            bot ? h("span", { class: "bot-engine" }, engineText(bot)) : null,
+            bot ? h("span", { class: "bot-engine", title: allParams(bot) }, engineText(bot)) : null,
           ),
           h("td", { class: "num points" }, formatPoints(r.points)),
           h("td", { class: "num" }, String(r.games)),
@@ -147,7 +147,7 @@ export function renderBots(list, arena, { mine = null, onRemove = null } = {}) {
         "li",
         { dataset: { botId: bot.id }, class: bot.id === mine ? "mine" : undefined },
         h("span", { class: "bot-name" }, bot.name),
-        h("span", { class: "bot-engine", title: botLabel(bot) }, engineText(bot)),
+        h("span", { class: "bot-engine", title: allParams(bot) }, engineText(bot)),
         onRemove ? h("button", { type: "button", class: "remove", "aria-label": `Remove ${bot.name}`, onclick: () => onRemove(bot) }, "Remove") : null,
       ),
     ),

@@ -13,6 +13,20 @@ const POINT = "#2f7d46";
 const MEAN = "#b45309";
 const JITTER = 0.12; // bots on the same choice side by side, a little apart
 
+/** Who did best (`rows` by score, best first): one bot, several sharing the best score, or
+ * every bot the same — then no value did better, and the lead says so. */
+function bestText(rows, bots, parameter) {
+  if (!rows.length) return "";
+  const top = rows.filter((r) => r.score === rows[0].score);
+  const value = (r) => formatValue(r.value);
+  if (top.length === 1) return `${bots.get(top[0].bot_id).name} won with ${parameter} = ${value(top[0])}.`;
+  if (top.length === rows.length) {
+    return `Every bot scored the same (${Math.round(rows[0].score * 100)} %): no value of ${parameter} did better in these games.`;
+  }
+  const names = top.map((r) => bots.get(r.bot_id).name).join(", ");
+  return `${names} shared the best score, with ${parameter} = ${top.map(value).join(", ")}.`;
+}
+
 export function createWhatWon({ card, lead, table, plot }) {
   let plotKey = null;
   let chart = null;
@@ -28,8 +42,7 @@ export function createWhatWon({ card, lead, table, plot }) {
       setText(lead, "Every bot was built the same way: nothing varied, so nothing can be said about what won.");
     } else {
       const what = won.kind === "algorithm" ? "the algorithm" : `the parameter ${won.parameter}`;
-      const best = rows[0] ? `${bots.get(rows[0].bot_id).name} won with ${won.parameter} = ${formatValue(rows[0].value)}.` : "";
-      setText(lead, `The class varied ${what}. ${best}`);
+      setText(lead, `The class varied ${what}. ${bestText(rows, bots, won.parameter)}`);
     }
     table.replaceChildren(
       h("caption", { class: "visually-hidden" }, "Each bot's settings and its score"),
