@@ -8,12 +8,11 @@ same words.
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
-from app.schemas import GameName
+from app.schemas import GameName, PrintableName
 
 
 class _Strict(BaseModel):
@@ -25,7 +24,7 @@ class CreateArena(_Strict):
 
     game: GameName = "chess"
     #: The arena's title (the PGN's ``Event``; shown escaped, never as markup).
-    name: str | None = Field(None, max_length=80)
+    name: PrintableName = Field(None, max_length=80)
     movetime_ms: int | None = None
     iterations: int | None = None
     algorithms: list[str] | None = Field(None, max_length=40)
@@ -33,15 +32,6 @@ class CreateArena(_Strict):
     format: Literal["round-robin", "swiss"] = "round-robin"
     rounds: int = 1
     max_plies: int | None = None
-
-    @field_validator("name")
-    @classmethod
-    def _printable(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        if any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co") for c in value):
-            raise ValueError("must not contain control or invisible format characters")
-        return value.strip() or None
 
 
 class JoinBot(_Strict):

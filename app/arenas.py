@@ -57,6 +57,19 @@ def rules_of(record: ArenaRecord) -> ArenaRules:
     )
 
 
+def rules_data(rules: ArenaRules) -> dict[str, Any]:
+    """The rules as JSON (what the store keeps and ``GET`` shows; :func:`rules_of` reads it)."""
+    return {
+        "movetime_ms": rules.movetime_ms,
+        "iterations": rules.iterations,
+        "algorithms": list(rules.algorithms),
+        "free": {k: list(v) for k, v in rules.free.items()},
+        "format": rules.format,
+        "rounds": rules.rounds,
+        "max_plies": rules.max_plies,
+    }
+
+
 def bot_of(b: BotRecord) -> Bot:
     return Bot(id=b.id, name=b.name, algorithm=b.algorithm, params=dict(b.params))
 
@@ -83,13 +96,7 @@ def arena_view(record: ArenaRecord) -> dict[str, Any]:
         "name": record.name,
         "state": record.state,
         "game": record.game,
-        "movetime_ms": rules.movetime_ms,
-        "iterations": rules.iterations,
-        "algorithms": list(rules.algorithms),
-        "free": {k: list(v) for k, v in rules.free.items()},
-        "format": rules.format,
-        "rounds": rules.rounds,
-        "max_plies": rules.max_plies,
+        **rules_data(rules),
         "created_at": record.created_at.isoformat(),
         "bots": [
             {
@@ -215,15 +222,7 @@ class ArenaService:
             rounds=req.rounds,
             max_plies=req.max_plies or 0,
         )
-        stored = {
-            "movetime_ms": rules.movetime_ms,
-            "iterations": rules.iterations,
-            "algorithms": list(rules.algorithms),
-            "free": {k: list(v) for k, v in rules.free.items()},
-            "format": rules.format,
-            "rounds": rules.rounds,
-            "max_plies": rules.max_plies,
-        }
+        stored = rules_data(rules)
         aid, token = secrets.token_hex(6), secrets.token_urlsafe(24)
         name = req.name or f"Arena {aid[:4]}"
         async with self._create_lock:
