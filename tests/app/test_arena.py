@@ -212,3 +212,10 @@ def test_names_are_escaped_on_the_pages(client: TestClient) -> None:
     assert page.status_code == 200
     assert "<b>x</b>" not in page.text and "&lt;b&gt;x&lt;/b&gt;" in page.text
     assert client.get(f"/arena/{made['id']}/projector").status_code == 200
+
+
+def test_the_new_arena_page_is_the_teachers_form_not_an_arena_id(client: TestClient) -> None:
+    page = client.get("/arena/new")
+    assert page.status_code == 200
+    assert 'id="arena-form"' in page.text and "arena-new.js" in page.text
+    assert 'href="/arena/new"' in client.get("/").text  # the header's Arena link
