@@ -72,6 +72,10 @@ class SessionPart:
             "reason": s.reason,
             "human": s.human,
             "settings": s.engine.to_dict(),
+            # Named players with their own settings (an arena's bots; null: the game's
+            # engine plays), and what moves the game in their place (``"arena"``, else null).
+            "players": {side: p.to_dict() for side, p in s.players.items()} or None,
+            "played_by": s.played_by,
             "last_move": s.history[-1].uci if s.history else None,
         }
         self._key, self._part = key, part

@@ -181,7 +181,9 @@ class LiveGame:
         return {
             "status": self.status,
             "purpose": self.purpose,
-            "paused": self.paused,
+            # A game its players move (an arena's) is kept paused so that this game's own
+            # engine never moves it; it is being played, not paused (the frame's played_by).
+            "paused": self.paused and not self.session.played_by,
             "queue_position": self.service.pool.position(self),
         }
 
@@ -445,7 +447,7 @@ class LiveGame:
     async def after_change(self) -> None:
         """Start the engine's search if it is to move (and not paused); announce it."""
         before = self.status
-        if self.session.engine_to_move and not self.paused:
+        if self.session.engine_to_move and not self.paused and not self.session.played_by:
             await self.request("move")
         if self.status != before:
             self.version += 1

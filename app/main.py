@@ -22,11 +22,14 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.analyses import AnalysisService
+from app.arena_runner import ArenaRunner
+from app.arenas import ArenaService
 from app.limits import WindowLimiter
 from app.logs import background_context
 from app.middleware import HardeningMiddleware
 from app.routes import analyses as analysis_routes
 from app.routes import api, inside, learning, pages, room, ws
+from app.routes import arena as arena_routes
 from app.service import GameService
 from app.settings import Settings
 from app.store import SqlStore
@@ -66,6 +69,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.service = service
         analyses = await asyncio.to_thread(AnalysisService, service)
         app.state.analyses = analyses
+        arenas = await asyncio.to_thread(ArenaService, service)
+        app.state.arenas = arenas
+        runner = ArenaRunner(arenas)
         app.state.warm = not settings.warmup
         loop = asyncio.get_running_loop()
 
@@ -86,12 +92,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app.state.warmup = start_warmup(on_ready)
         janitor = asyncio.create_task(_janitor(service, settings.janitor_s))
         await analyses.resume()
+        await runner.resume()
         try:
             yield
         finally:
             janitor.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await janitor
+            await runner.close()
             await analyses.close()
             await _stop_searches(service, "shutdown")
             await service.close()
@@ -111,6 +119,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(pages.router)
     app.include_router(api.router)
     app.include_router(analysis_routes.router)
+    app.include_router(arena_routes.router)
     app.include_router(inside.router)
     app.include_router(learning.router)
     app.include_router(room.router)

@@ -14,12 +14,12 @@ import unicodedata
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
     TypeAdapter,
     ValidationError,
-    field_validator,
     model_validator,
 )
 
@@ -28,6 +28,20 @@ from app.streaming import MAX_TREE_NODES, MIN_TREE_NODES
 Human = Literal["white", "black", "none", "both"]
 GameName = Literal["chess", "knight"]
 Budget = Literal["time", "iterations"]
+
+
+def printable_name(value: str | None) -> str | None:
+    """A name people gave (a game's, an arena's): shown on pages and in PGN tags, so no
+    control or invisible format characters; stripped, and a blank one is no name."""
+    if value is None:
+        return None
+    if any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co") for c in value):
+        raise ValueError("must not contain control or invisible format characters")
+    return value.strip() or None
+
+
+#: An optional name checked by :func:`printable_name` (its length is the field's).
+PrintableName = Annotated[str | None, AfterValidator(printable_name)]
 
 
 class _Strict(BaseModel):
@@ -61,16 +75,7 @@ class CreateGame(EngineFields):
     fen: str | None = Field(None, max_length=120)
     human: Human = "white"
     #: A label for the games list and the PGN ``Event`` (shown escaped, never as markup).
-    name: str | None = Field(None, max_length=80)
-
-    @field_validator("name")
-    @classmethod
-    def _printable(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        if any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co") for c in value):
-            raise ValueError("must not contain control or invisible format characters")
-        return value.strip() or None
+    name: PrintableName = Field(None, max_length=80)
 
 
 # ---------------------------------------------------------------- client → server frames

@@ -52,6 +52,17 @@ class Settings(BaseSettings):
     analysis_movetime_ms: Annotated[int, Field(ge=1)] = 1000
     analysis_max_movetime_ms: Annotated[int, Field(ge=1)] = 10_000
 
+    # The class arena (docs/teaching.md): games played at once on the search pool (0: the
+    # pool's capacity less one, at least 1; an arena game takes a slot only while one more
+    # stays free for live games), bots per arena and per client address, arenas open or
+    # running at once, and a Dask scheduler (``tcp://host:8786`` or ``local``) that plays
+    # the games instead of the pool.
+    arena_concurrency: Annotated[int, Field(ge=0)] = 0
+    arena_max_bots: Annotated[int, Field(ge=2)] = 32
+    arena_bots_per_client: Annotated[int, Field(ge=1)] = 2
+    max_arenas: Annotated[int, Field(ge=1)] = 8
+    dask_scheduler: str | None = None
+
     # Streaming: stats frames per second per client, the frame limit (larger client
     # frames close the socket with 1009), and the tree nodes sent in each stats frame.
     stats_hz: Annotated[float, Field(ge=0.1, le=60)] = 10.0
@@ -95,6 +106,11 @@ class Settings(BaseSettings):
         if self.database_url:
             return self.database_url
         return f"sqlite:///{(self.data_dir / 'canopy.db').resolve()}"
+
+    @property
+    def arena_games_at_once(self) -> int:
+        """``arena_concurrency``, or the pool's capacity less one (at least 1)."""
+        return self.arena_concurrency or max(1, self.max_searches - 1)
 
     @model_validator(mode="after")
     def _ranges_are_consistent(self) -> Settings:

@@ -57,6 +57,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.pool import StaticPool
 
 from engine.errors import CanopyError
+from engine.play import Player
 
 log = logging.getLogger("canopy.store")
 T = TypeVar("T")
@@ -156,6 +157,10 @@ class StoredGame:
     updated_at: dt.datetime
 
 
+#: Parts of a session kept in the ``engine`` column under ``_`` + their name, beside the
+#: paused flag: a game of two named players, who plays it, a referee's result.
+SESSION_EXTRAS = ("players", "played_by", "adjudication")
+
 #: Plies of each game's opening the recent-games list shows.
 OPENING_PLIES = 6
 
@@ -179,6 +184,8 @@ class GameSummary:
     updated_at: dt.datetime
     opening: tuple[str, ...] = ()  # the first OPENING_PLIES moves in SAN
     start_fen: str = ""  # where they start (the move numbers of a game set up from a FEN)
+    #: A game of two named players (an arena's): White's and Black's, e.g. "Ada (uct c=0.7)".
+    players: tuple[str, str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -193,6 +200,7 @@ class GameSummary:
             "created_at": self.created_at.isoformat(),
             "updated_at": self.updated_at.isoformat(),
             "opening": list(self.opening),
+            **({"players": list(self.players)} if self.players else {}),
         }
 
 
@@ -353,9 +361,11 @@ class SqlStore:
             )
         engine = dict(row["engine"] or {})
         paused = bool(engine.pop("_paused", False))
+        extras = {k: engine.pop(f"_{k}") for k in SESSION_EXTRAS if f"_{k}" in engine}
         created = _utc(row["created_at"])
         assert created is not None
         session = {
+            **extras,
             "game": row["game"],
             "start_fen": row["start_fen"],
             "human": row["human"],
@@ -434,6 +444,7 @@ class SqlStore:
                     updated_at=_utc(r["updated_at"]) or created,
                     opening=tuple(openings.get(r["id"], ())),
                     start_fen=r["start_fen"],
+                    players=_player_names((r["engine"] or {}).get("_players")),
                 )
             )
         return out
@@ -473,15 +484,25 @@ def _game_fields(
     session: Mapping[str, Any], outcome: tuple[str | None, str | None]
 ) -> dict[str, Any]:
     result, reason = outcome
+    engine = dict(session["engine"])
+    engine.update({f"_{k}": session[k] for k in SESSION_EXTRAS if session.get(k)})
     return {
         "game": session["game"],
         "start_fen": session["start_fen"],
         "human": session["human"],
-        "engine": dict(session["engine"]),
+        "engine": engine,
         "result": result,
         "reason": reason,
         "ply": len(session["history"]),
     }
+
+
+def _player_names(players: Any) -> tuple[str, str] | None:
+    """White's and Black's "name (settings)" from a stored game's players, if it has two."""
+    if not isinstance(players, dict) or not {"white", "black"} <= set(players):
+        return None
+    white, black = (Player.from_dict(players[side]) for side in ("white", "black"))
+    return white.describe(), black.describe()
 
 
 def _insert_moves(

@@ -37,6 +37,7 @@ from tests.browser.conftest import (  # noqa: E402
     CHROMIUM,
     analyse,
     api_create,
+    api_get,
     click_move,
     open_game,
     run_server,
@@ -45,6 +46,7 @@ from tests.browser.conftest import (  # noqa: E402
     step_times,
     tab,
 )
+from tests.browser.test_arena import BOTS, ONE_ADDRESS, api_post, join, open_arena  # noqa: E402
 from tests.browser.test_inside import MIDDLEGAME, SCHOLAR, visible_node  # noqa: E402
 from tests.browser.test_learning import new_page  # noqa: E402
 from tests.browser.test_mcts_views import (  # noqa: E402
@@ -431,6 +433,83 @@ def share_dialog(s: Studio) -> None:
         lan.close()
 
 
+# ---------------------------------------------------------------- the class arena (test_arena)
+
+
+@scene(
+    "arena-new.png",
+    "arena-phone-join.png",
+    "arena-teacher.png",
+    "arena-projector.png",
+    "arena-watch.png",
+    "arena-phone-games.png",
+    "arena-what-won.png",
+)
+def arena(s: Studio) -> None:
+    """A class arena: the teacher's form, a student's phone joining, the teacher's page with
+    four bots, the projector during the round robin, the watch page of a game being played,
+    a student's games and what won."""
+    teacher = s.page(1280, 900)
+    teacher.goto(f"{s.base}/arena/new")
+    teacher.wait_for_selector("body[data-state=ready]")
+    s.shoot(teacher, "arena-new.png", full_page=True)
+    arena_id, link = open_arena(teacher, s.base, movetime_ms=100, max_plies=120)
+    projector = s.page(1920, 1080)
+    projector.goto(f"{s.base}/arena/{arena_id}/projector")
+    phones = [s.page(360, 740, mobile=True) for _ in BOTS]
+    for i, (phone, (name, c)) in enumerate(zip(phones, BOTS.items(), strict=True)):
+        if i == 0:
+            phone.goto(link)
+            phone.wait_for_selector("#join:not([hidden]) [data-param=c]")
+            phone.fill("#bot-name", name)
+            phone.fill("[data-param=c]", str(c))
+            s.shoot(phone, "arena-phone-join.png")
+        join(phone, link, name, c)
+    teacher.wait_for_selector("body[data-bots='4']")
+    s.shoot(teacher, "arena-teacher.png", full_page=True)
+    teacher.click("#btn-start")
+    projector.wait_for_function(
+        "() => Number(document.body.dataset.done) >= 3"
+        " && document.querySelectorAll('#board svg.cg-shapes line').length >= 1",
+        timeout=300_000,
+    )
+    s.shoot(projector, "arena-projector.png")
+    projector.wait_for_selector("body[data-state=finished]", timeout=600_000)
+    phones[0].locator("#mygames").scroll_into_view_if_needed()
+    s.shoot(phones[0], "arena-phone-games.png")
+    projector.wait_for_selector("#whatwon:not([hidden]) canvas")
+    projector.wait_for_timeout(300)
+    s.shoot(projector, "arena-what-won.png", full_page=True)
+    arena_watch(s)
+
+
+def arena_watch(s: Studio) -> None:
+    """The watch page of an arena game while a bot thinks: two bots at 3 s a move, so the
+    picture catches a search (and the arena ended afterwards)."""
+    rules = {"game": "chess", "movetime_ms": 3000, "algorithms": ["uct"], "max_plies": 40}
+    made = api_post(s.base, "/api/arenas", {"name": "Exploring c", **rules})
+    aid, token = made["id"], made["token"]
+    for name, c in (("Ada", 0.2), ("Cy", 1.5)):
+        bot = {"name": name, "algorithm": "uct", "params": {"c": c}}
+        api_post(s.base, f"/api/arenas/{aid}/bots", bot)
+    api_post(s.base, f"/api/arenas/{aid}/start?token={token}")
+    try:
+        while not (playing := api_get(s.base, f"/api/arenas/{aid}")["playing"]):
+            time.sleep(0.1)
+        watch = s.page(1600, 1000)
+        watch.goto(f"{s.base}/games/{playing[0]}/watch")
+        watch.wait_for_selector("body[data-conn=open][data-version]")
+        show_from_the_top(watch, "#status", 1600)  # down to the status line under the board
+        watch.wait_for_function(
+            "() => document.querySelector('#status-text').textContent.includes('thinking for')"
+            " && document.querySelectorAll('#board svg.cg-shapes line').length >= 1"
+            " && window.canopy.state.stats && window.canopy.state.stats.elapsed_ms > 1500"
+        )
+        s.shoot(watch, "arena-watch.png")
+    finally:
+        api_post(s.base, f"/api/arenas/{aid}/end?token={token}")
+
+
 # ---------------------------------------------------------------- the review (test_review)
 
 
@@ -548,7 +627,7 @@ def studio(out: Path) -> Iterator[Studio]:
 
     with (
         tempfile.TemporaryDirectory(prefix="canopy-screenshots-") as tmp,
-        run_server(Path(tmp), Path(tmp) / "server.log") as base,
+        run_server(Path(tmp), Path(tmp) / "server.log", ONE_ADDRESS) as base,
         sync_playwright() as p,
     ):
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)

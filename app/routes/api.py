@@ -153,15 +153,10 @@ async def get_pgn(
 ) -> Response:
     """The game as PGN, with the search settings in the headers and engine notes as comments."""
     game = await service.load(game_id)
-    pgn = game.session.pgn(event=pgn_tag(game.name) if game.name else None)
+    pgn = game.session.pgn(event=game.name)
     disposition = "attachment" if download else "inline"
     return Response(
         pgn,
         media_type="application/x-chess-pgn",
         headers={"Content-Disposition": f'{disposition}; filename="canopy-{game_id}.pgn"'},
     )
-
-
-def pgn_tag(value: str) -> str:
-    """A PGN tag value: backslash and quote escaped (python-chess writes them as they are)."""
-    return value.replace("\\", "\\\\").replace('"', '\\"')

@@ -112,8 +112,11 @@ def _side(game: str, color: str) -> str:
 
 
 def _players(g: GameSummary) -> str:
-    """Who played whom: "player (White) vs Canopy · mcts (Black)" (the page's script says
-    "you" in the browser that holds the game's token)."""
+    """Who played whom: "player (White) vs Canopy · mcts (Black)", or an arena's bots
+    "Ada (uct c=0.7) vs Bob (uct)" (the page's script says "you" in the browser that holds
+    the game's token)."""
+    if g.players:  # two named engines (an arena's bots), White first
+        return " vs ".join(g.players)
     engine = f"Canopy · {g.algorithm}" if g.algorithm else "Canopy"
     if g.human == "none":
         return f"{engine} vs itself"

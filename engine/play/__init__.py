@@ -9,15 +9,18 @@ from __future__ import annotations
 from engine.play.errors import InvalidSettingError, NothingToUndoError, NotYourTurnError
 from engine.play.game import (
     HUMAN_CHOICES,
+    Adjudication,
     EngineNote,
     EngineSettings,
     GameSession,
     PlayedMove,
+    Player,
     color_name,
 )
 
 __all__ = [
     "HUMAN_CHOICES",
+    "Adjudication",
     "EngineNote",
     "EngineSettings",
     "GameSession",
@@ -25,5 +28,6 @@ __all__ = [
     "NotYourTurnError",
     "NothingToUndoError",
     "PlayedMove",
+    "Player",
     "color_name",
 ]

@@ -4,6 +4,11 @@ Pure Python on top of python-chess (no web, no threads), so the web app, the
 CLI and a UCI front end can share it. The search is not here: a session only
 records what the engine decided (the move, its visits and Q) so that the move
 list and the PGN can show it.
+
+A game may also be played by two named engines, each side with its own
+settings (:class:`Player`: an arena's bots), and be ended by a referee
+before the rules end it (:class:`Adjudication`: an arena's move limit); the
+session then reports that result everywhere (state, PGN, the stored row).
 """
 
 from __future__ import annotations
@@ -24,12 +29,14 @@ from engine.rules.games import Game, get_game, outcome
 from engine.search.registry import ALGORITHMS, DEFAULT_ALGORITHM
 
 Side = Literal["white", "black"]
+SIDES: tuple[Side, Side] = ("white", "black")
 #: Who the human plays: one side, ``none`` (engine against engine) or ``both``
 #: (the human moves for both sides; the engine only analyses or moves on request).
 Human = Literal["white", "black", "none", "both"]
 HUMAN_CHOICES: tuple[str, ...] = ("white", "black", "none", "both")
 Budget = Literal["time", "iterations"]
 Mover = Literal["human", "engine"]
+RESULTS: tuple[str, ...] = ("1-0", "0-1", "1/2-1/2")
 
 
 def color_name(color: chess.Color) -> Side:
@@ -158,6 +165,53 @@ class PlayedMove:
         )
 
 
+@dataclass(frozen=True)
+class Player:
+    """A named engine playing one side with its own settings (an arena's bot).
+
+    ``label`` is its settings in a few words for people (``uct c=0.7``: the
+    arena leaves out parameters at their defaults), shown beside the name on
+    the game page and as ``WhiteEngine``/``BlackEngine`` in the PGN.
+    """
+
+    name: str
+    engine: EngineSettings
+    label: str = ""
+    id: str = ""  # where the player comes from (the arena's bot id)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "label": self.label, "id": self.id, **self.engine.to_dict()}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Player:
+        return cls(
+            name=str(data.get("name", "")),
+            engine=EngineSettings.from_dict(data),
+            label=str(data.get("label", "")),
+            id=str(data.get("id", "")),
+        )
+
+    def describe(self) -> str:
+        """``Ada (uct c=0.7)``: the name and, if known, the settings in words."""
+        return f"{self.name} ({self.label})" if self.label else self.name
+
+
+@dataclass(frozen=True)
+class Adjudication:
+    """A result a referee gave while the rules would let the game go on (``max plies``)."""
+
+    result: str
+    reason: str
+
+    def __post_init__(self) -> None:
+        if self.result not in RESULTS:
+            raise InvalidSettingError(
+                f"result must be one of {', '.join(RESULTS)}, not {self.result!r}"
+            )
+        if not isinstance(self.reason, str) or not self.reason.strip():
+            raise InvalidSettingError("an adjudication needs a reason")
+
+
 class GameSession:
     """A game in progress: rules from python-chess, sides, move list with engine notes.
 
@@ -173,10 +227,20 @@ class GameSession:
         human: str = "white",
         engine: EngineSettings | None = None,
         created: _dt.datetime | None = None,
+        players: Mapping[Side, Player] | None = None,
+        played_by: str | None = None,
     ) -> None:
         self.game: Game = get_game(game) if isinstance(game, str) else game
         self.human: Human = _check_human(human)
         self.engine: EngineSettings = engine or EngineSettings()
+        #: Named engines with their own settings, by side (empty: the game's ``engine``
+        #: plays every side the human does not).
+        self.players: dict[Side, Player] = dict(players or {})
+        #: What moves this game in place of its own engine (``"arena"``), else None: a
+        #: server never starts the game's own search for it.
+        self.played_by = played_by
+        #: The referee's result, once it ended the game before the rules did.
+        self.adjudication: Adjudication | None = None
         self.created = created or _dt.datetime.now(_dt.UTC)
         board = self.game.board(fen)  # validates; InvalidFenError names the problem
         self._start_fen = board.fen()
@@ -208,17 +272,25 @@ class GameSession:
 
     @property
     def result(self) -> str | None:
-        """``1-0``, ``0-1``, ``1/2-1/2`` once the game is over, else ``None``."""
-        return self._result
+        """``1-0``, ``0-1``, ``1/2-1/2`` once the game is over (by the rules, else by the
+        referee's :attr:`adjudication`), else ``None``."""
+        return self.outcome[0]
 
     @property
     def reason(self) -> str | None:
-        """Why the game ended (``checkmate``, ``200-ply limit``, ...), else ``None``."""
-        return self._reason
+        """Why the game ended (``checkmate``, ``200-ply limit``, ``max plies``, ...)."""
+        return self.outcome[1]
+
+    @property
+    def outcome(self) -> tuple[str | None, str | None]:
+        """(result, reason): the rules' if they ended the game, else the adjudication's."""
+        if self._result is None and self.adjudication is not None:
+            return self.adjudication.result, self.adjudication.reason
+        return self._result, self._reason
 
     @property
     def is_over(self) -> bool:
-        return self._result is not None
+        return self.result is not None
 
     @property
     def check(self) -> bool:
@@ -279,7 +351,7 @@ class GameSession:
         button may move for the human too).
         """
         if self.is_over:
-            raise GameOverError(f"the game is over ({self._result}, {self._reason})")
+            raise GameOverError(f"the game is over ({self.result}, {self.reason})")
         if by == "human" and not self.is_human(self.turn):
             whose = "the engine's" if self.human != "none" else "an engine-only game's"
             raise NotYourTurnError(f"it is {whose} turn to move ({self.turn} to play)")
@@ -300,6 +372,14 @@ class GameSession:
         self.history.append(played)
         self._result, self._reason = outcome(self._board)
         return played
+
+    def adjudicate(self, result: str, reason: str) -> None:
+        """End the game with ``result`` though the rules would go on (an arena's move
+        limit); refused once the game is over. Undo and a new start clear it."""
+        verdict = Adjudication(result, reason)  # checks both before anything changes
+        if self.is_over:
+            raise GameOverError(f"the game is over ({self.result}, {self.reason})")
+        self.adjudication = verdict
 
     def undo(self) -> list[PlayedMove]:
         """Take back the last move, or the last move *pair* against the engine.
@@ -323,6 +403,7 @@ class GameSession:
             keep = len(self.history) - 1
         removed = self.history[keep:]
         self._rebuild(self.history[:keep])
+        self.adjudication = None
         return removed
 
     def setup(self, fen: str | None) -> None:
@@ -332,6 +413,7 @@ class GameSession:
         self._board = board
         self.history = []
         self._result, self._reason = outcome(board)
+        self.adjudication = None
 
     def set_human(self, human: str) -> None:
         self.human = _check_human(human)
@@ -359,56 +441,76 @@ class GameSession:
 
     # ---------------------------------------------------------------- PGN
     def player_name(self, side: Side) -> str:
+        player = self.players.get(side)
+        if player is not None:
+            return player.name
         if self.is_human(side):
             return "Human"
         return f"Canopy {self.engine.algorithm}"
 
-    def pgn(self, *, event: str | None = None, site: str = "Canopy") -> str:
+    def pgn(self, *, event: str | None = None, site: str = "Canopy", round: str = "-") -> str:
         """The game as PGN: the search settings in the headers, engine notes as comments.
 
         Each engine move carries ``{N=<visits> Q=<q> iters=<iterations>
         ms=<elapsed>}`` (and ``algo=<name>`` when it differs from the header,
-        i.e. the settings changed mid-game).
+        i.e. the settings changed mid-game). A game of two :class:`Player` names
+        them in ``White``/``Black`` and their settings in ``WhiteEngine``/``BlackEngine``
+        instead of one ``Algorithm``. Names (``event``, the players') are written with
+        quotes and backslashes escaped, as the PGN standard says (python-chess writes tag
+        values as they are), so no name can add a tag.
         """
         game = self.game.pgn_game()
         h = game.headers
-        h["Event"] = event or f"Canopy {self.game.title}"
+        h["Event"] = _tag(event) if event else f"Canopy {self.game.title}"
         h["Site"] = site
         h["Date"] = self.created.strftime("%Y.%m.%d")
-        h["Round"] = "-"
-        h["White"] = self.player_name("white")
-        h["Black"] = self.player_name("black")
-        h["Result"] = self._result or "*"
+        h["Round"] = round
+        h["White"] = _tag(self.player_name("white"))
+        h["Black"] = _tag(self.player_name("black"))
         e = self.engine
-        h["Algorithm"] = e.algorithm
-        h["AlgorithmParams"] = ",".join(f"{k}={_fmt(v)}" for k, v in sorted(e.params.items()))
+        algorithms = {"white": e.algorithm, "black": e.algorithm}
+        for side in SIDES:
+            player = self.players.get(side)
+            if player is not None:
+                h[f"{side.capitalize()}Engine"] = _tag(player.label or player.engine.describe())
+                algorithms[side] = player.engine.algorithm
+        h["Result"] = self.result or "*"
+        if not self.players:  # one engine's settings (players name theirs above)
+            h["Algorithm"] = e.algorithm
+            h["AlgorithmParams"] = ",".join(f"{k}={_fmt(v)}" for k, v in sorted(e.params.items()))
         h["Threads"] = str(e.threads)
         if e.budget == "iterations":
             h["Iterations"] = str(e.iterations)
         else:
             h["ThinkTime"] = f"{e.movetime_ms}ms"
-        h["Seed"] = str(e.seed)
+        if not self.players:
+            h["Seed"] = str(e.seed)
         h["Human"] = self.human
-        h["Termination"] = "normal" if self._result else "unterminated"
-        if self._reason:
-            h["EndReason"] = self._reason
+        result, reason = self.outcome
+        termination = "adjudication" if self.adjudication and not self._result else "normal"
+        h["Termination"] = termination if result else "unterminated"
+        if reason:
+            h["EndReason"] = reason
 
         game.setup(self.game.board(self._start_fen))  # FEN/SetUp when not the start position
         node: chess.pgn.GameNode = game
         for m in self.history:
             node = node.add_variation(chess.Move.from_uci(m.uci))
             if m.note is not None:
-                node.comment = _note_comment(m.note, e.algorithm)
-        if self._reason:
-            node.comment = " ".join(p for p in (node.comment, f"{self._reason}.") if p)
+                node.comment = _note_comment(m.note, algorithms[m.color])
+        if reason:
+            node.comment = " ".join(p for p in (node.comment, f"{reason}.") if p)
         out = io.StringIO()
         game.accept(chess.pgn.FileExporter(out, headers=True, comments=True, variations=False))
         return out.getvalue().strip() + "\n"
 
     # ---------------------------------------------------------------- persistence
     def to_dict(self) -> dict[str, Any]:
-        """Plain data a store can save; :meth:`from_dict` rebuilds the same session."""
-        return {
+        """Plain data a store can save; :meth:`from_dict` rebuilds the same session.
+
+        ``players``, ``played_by`` and ``adjudication`` appear only when set, so an
+        ordinary game's data is what it always was."""
+        out: dict[str, Any] = {
             "game": self.game.name,
             "start_fen": self._start_fen,
             "human": self.human,
@@ -416,17 +518,30 @@ class GameSession:
             "created": self.created.isoformat(),
             "history": [m.to_dict() for m in self.history],
         }
+        if self.players:
+            out["players"] = {side: p.to_dict() for side, p in self.players.items()}
+        if self.played_by:
+            out["played_by"] = self.played_by
+        if self.adjudication is not None:
+            out["adjudication"] = asdict(self.adjudication)
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> GameSession:
+        players = data.get("players") or {}
         session = cls(
             data["game"],
             data["start_fen"],
             human=data["human"],
             engine=EngineSettings.from_dict(data["engine"]),
             created=_dt.datetime.fromisoformat(data["created"]),
+            players={side: Player.from_dict(players[side]) for side in SIDES if side in players},
+            played_by=data.get("played_by") or None,
         )
         session._rebuild([PlayedMove.from_dict(m) for m in data["history"]])
+        verdict = data.get("adjudication")
+        if verdict and not session.is_over:
+            session.adjudication = Adjudication(verdict["result"], verdict["reason"])
         return session
 
 
@@ -442,6 +557,11 @@ def _fmt(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
+
+
+def _tag(value: str) -> str:
+    """A PGN tag value with its backslashes and quotes escaped."""
+    return value.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def _note_comment(note: EngineNote, header_algorithm: str) -> str:

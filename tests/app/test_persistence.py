@@ -17,6 +17,7 @@ from starlette.websockets import WebSocketDisconnect
 from app.main import create_app
 from app.settings import Settings
 from app.store import SqlStore, token_hash
+from engine.play import EngineSettings, GameSession, Player
 from tests.app.conftest import Socket, game_state, new_game
 
 
@@ -249,3 +250,25 @@ def test_a_stored_game_with_a_parameter_no_longer_known_loads_and_plays_without_
             "/api/games", json={"human": "white", "algorithm": "mcts", "params": {"centre": 1}}
         )
         assert refused.status_code == 400 and "unknown parameter 'centre'" in refused.text
+
+
+def test_players_and_an_adjudicated_result_survive_the_store(settings: Settings) -> None:
+    """A game of two named players ended by a referee loads back the same: its players, who
+    plays it and the referee's result, which the games list shows too."""
+    uct = EngineSettings(algorithm="uct", params={"c": 0.7}, budget="iterations")
+    players = {"white": Player("Ada", uct, "uct c=0.7", "a1"), "black": Player("Bob", uct)}
+    session = GameSession("chess", human="none", engine=uct, players=players, played_by="arena")
+    session.play("e2e4", by="engine")
+    session.adjudicate("1/2-1/2", "max plies")
+    store = SqlStore(settings.db_url)
+    try:
+        store.create("abc123abc123", token_hash("t"), None, session.to_dict(), session.outcome)
+        stored = store.load("abc123abc123")
+        assert stored is not None and "_players" not in stored.session["engine"]
+        back = GameSession.from_dict(stored.session)
+        assert (back.result, back.reason, back.played_by) == ("1/2-1/2", "max plies", "arena")
+        assert back.players == session.players and back.to_dict() == session.to_dict()
+        (listed,) = store.recent()
+        assert (listed.result, listed.players) == ("1/2-1/2", ("Ada (uct c=0.7)", "Bob"))
+    finally:
+        store.close()

@@ -132,13 +132,14 @@ def overflow(page: Any) -> int:
     )
 
 
-def plot_pixels(page: Any) -> int:
-    """Non-blank pixels of the curve's canvas (uPlot draws on one)."""
+def plot_pixels(page: Any, canvas: str = "#curve-plot canvas") -> int:
+    """Non-blank pixels of a plot's canvas (uPlot draws on one; the curve's by default)."""
     return int(
         page.evaluate(
-            "(() => { const c = document.querySelector('#curve-plot canvas');"
+            "(sel) => { const c = document.querySelector(sel);"
             " const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
-            " let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n += 1; return n; })()"
+            " let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n += 1; return n; }",
+            canvas,
         )
     )
 

@@ -78,7 +78,8 @@ export function createControls(actions) {
 
   function render(s) {
     const game = s.game;
-    const player = isPlayer(s) && s.conn === "open";
+    // A game its named players move (an arena's) has nothing here to start, step or undo.
+    const player = isPlayer(s) && s.conn === "open" && !(game && game.played_by);
     const over = !!(game && game.result);
     const search = game ? game.search : { status: "idle", paused: false };
     const busy = search.status !== "idle";

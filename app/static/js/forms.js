@@ -15,6 +15,11 @@
 // must be between 0 and 10; got 99"), not only in the browser's pop-up bubble, which a
 // phone shows briefly or not at all; a refusal from the server lands there too (and opens
 // Advanced when the field is in it).
+//
+// With `paramsOnly` (a bot in a class arena: the teacher set the think time for every bot)
+// there is no think time, budget, threads or seed: the algorithm, its summary and its
+// parameters in plain view, only those `paramFilter(algorithm, name)` lets through (the
+// ones the teacher left free); `read()` then returns the algorithm and those parameters.
 
 import { h, setText } from "./dom.js";
 
@@ -26,7 +31,7 @@ export const PACES = [
 
 let uid = 0;
 
-export function createEngineFields(container, { limits, label = "Algorithm", advancedExtra = [], movetimeOnly = false }) {
+export function createEngineFields(container, { limits, label = "Algorithm", advancedExtra = [], movetimeOnly = false, paramsOnly = false, paramFilter = null }) {
   let algorithms = [];
   let current = null; // the chosen algorithm's description
   const id = (name) => `${container.id}-${name}`;
@@ -145,8 +150,9 @@ export function createEngineFields(container, { limits, label = "Algorithm", adv
   container.replaceChildren(
     h("label", { class: "field", for: id("algorithm") }, label, algoSelect),
     algoSummary,
-    movetimeOnly ? h("label", { class: "field", for: id("movetime") }, "Think time per position (ms)", movetime, errorFor(movetime)) : paceBox,
-    advanced,
+    ...(paramsOnly
+      ? [paramsBox]
+      : [movetimeOnly ? h("label", { class: "field", for: id("movetime") }, "Think time per position (ms)", movetime, errorFor(movetime)) : paceBox, advanced]),
   );
 
   algoSelect.addEventListener("change", () => selectAlgorithm(algoSelect.value, {}));
@@ -193,7 +199,8 @@ export function createEngineFields(container, { limits, label = "Algorithm", adv
     setText(algoSummary, current ? capitalised(current.summary) : "");
     setText(algoDesc, current ? `${current.title}: ${current.description}` : "");
     for (const input of paramsBox.querySelectorAll("[data-param]")) errors.delete(input);
-    paramsBox.replaceChildren(...(current ? current.params.map((p) => paramField(p, params[p.name])) : []));
+    const shown = current ? current.params.filter((p) => !paramFilter || paramFilter(current.name, p.name)) : [];
+    paramsBox.replaceChildren(...shown.map((p) => paramField(p, params[p.name])));
     const maxThreads = Math.min(limits.threads.max, current?.threads?.max ?? limits.threads.max);
     threads.max = String(maxThreads);
     if (Number(threads.value) > maxThreads) threads.value = String(maxThreads);
@@ -320,6 +327,7 @@ export function createEngineFields(container, { limits, label = "Algorithm", adv
       params[input.dataset.param] =
         t === "bool" ? input.checked : t === "int" ? parseInt(input.value, 10) : t === "float" ? Number(input.value) : input.value;
     }
+    if (paramsOnly) return { algorithm: algoSelect.value, params };
     return {
       algorithm: algoSelect.value,
       params,

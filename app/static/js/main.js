@@ -23,12 +23,17 @@ import {
   engineLabel,
   isHuman,
   isPlayer,
+  namedPlayer,
   opposite,
+  playedByLabel,
+  playedByTitle,
   playerLabel,
   positionsKey,
   resultText,
+  samePosition,
   sideLongName,
   sideName,
+  sideSettings,
   viewedPosition,
 } from "./state.js";
 
@@ -183,6 +188,8 @@ function renderHeader() {
 /** Who plays whom, from the viewer's side: "you play White" for the player, both sides
  * named for a spectator ("White: player · Black: Canopy (mcts · 1 s)"). */
 function humanLabel(game) {
+  const playedBy = playedByLabel(game);
+  if (playedBy) return playedBy;
   const name = (c) => sideName(game.game, c);
   const engine = `Canopy (${engineLabel(game.settings)})`;
   if (game.human === "none") return `engine vs engine: ${engine}`;
@@ -219,7 +226,7 @@ function renderPlayers() {
     const toMove = !game.result && game.turn === color;
     el.classList.toggle("to-move", toMove);
     const clock = el.querySelector(".clock");
-    const thinking = toMove && game.search.status === "running" && game.search.purpose === "move";
+    const thinking = toMove && ((game.search.status === "running" && game.search.purpose === "move") || playerThinking(game));
     setText(clock, toMove ? (thinking ? "thinking…" : game.search.status === "queued" ? "queued" : "to move") : "");
   }
 }
@@ -243,6 +250,16 @@ function renderStatus() {
   } else if (game.result) {
     text = resultText(game);
     kind = "result";
+  } else if (game.played_by) {
+    // Its named players move it (an arena's bots), never this game's engine: nothing to
+    // pause, resume or start here.
+    const turn = sideName(game.game, game.turn);
+    const mover = game.players && game.players[game.turn];
+    const thinking = playerThinking(game);
+    const who = mover ? `${namedPlayer(mover)} ${thinking ? "is thinking" : "is to move"} for ${turn}` : `${turn} to move`;
+    text = `${playedByTitle(game)} game: ${who}.`;
+    kind = thinking ? "thinking" : "info";
+    fraction = thinking ? budgetFraction(game, s.stats) : null;
   } else {
     const turn = sideName(game.game, game.turn);
     const search = game.search;
@@ -298,9 +315,15 @@ function ordinalText(n) {
   return ["", "1st", "2nd", "3rd"][n] || `${n}th`;
 }
 
+/** A named player's search of the current position is running (its snapshots stream in). */
+function playerThinking(game) {
+  const stats = s.stats;
+  return !!(game.played_by && stats && stats.running && samePosition(stats.fen, game.fen));
+}
+
 function budgetFraction(game, stats) {
   if (!stats) return 0;
-  const st = game.settings;
+  const st = sideSettings(game, game.turn);
   if (st.budget === "iterations") return Math.min(1, stats.iterations / st.iterations);
   return Math.min(1, stats.elapsed_ms / st.movetime_ms);
 }

@@ -8,7 +8,7 @@ import { pairShort, pairText, showPairs } from "./evalpair.js";
 import { fixed, signed } from "./notation.js";
 import { secretKind } from "./quiz.js";
 import { shownSearch } from "./review.js";
-import { engineLabel, isPlayer, proofText, samePosition, scoreLabel, searchPhrase, sortedRows } from "./state.js";
+import { engineLabel, isPlayer, proofText, samePosition, scoreLabel, searchPhrase, sideSettings, sortedRows } from "./state.js";
 
 const COLUMNS = [
   { key: "san", label: "Move", title: "The root move (SAN)", numeric: false },
@@ -119,7 +119,8 @@ export function createPanel({ getState, onSort, onHover }) {
       th.setAttribute("aria-sort", active ? (dir < 0 ? "descending" : "ascending") : "none");
     }
     renderSummary(s, stats, kind);
-    setText(stateEl, game ? `${searchPhrase(s)}${game.settings ? ` · ${engineLabel(game.settings)}` : ""}` : "");
+    const settings = game ? sideSettings(game, game.turn) : null;
+    setText(stateEl, game ? `${searchPhrase(s)}${settings ? ` · ${engineLabel(settings)}` : ""}` : "");
     stateEl.dataset.status = game ? game.search.status : "idle";
 
     table.classList.toggle("secret-score", !!secret);
@@ -224,6 +225,8 @@ function idleNote(s) {
       : "The race ran its own two searches: their numbers are in the tables below.";
   }
   if (game.result) return "The game is over: there is nothing left to search.";
+  const mover = game.played_by && game.players && game.players[game.turn];
+  if (mover) return `${mover.name} is about to search this position (played by the ${game.played_by}).`;
   if (!isPlayer(s)) return "No search of this position yet.";
   const engineTurn = !(game.human === "both" || game.human === game.turn);
   if (engineTurn && game.search.paused) return "The engine is paused: Space resumes its search, S runs one iteration.";

@@ -91,27 +91,44 @@ export async function copyText(text, what) {
   return false;
 }
 
+let room = null; // GET /api/room ({urls, bind}) once fetched
+
+async function fetchRoom() {
+  if (room) return room;
+  try {
+    const res = await fetch("/api/room");
+    room = res.ok ? await res.json() : { urls: [], bind: null };
+  } catch {
+    room = { urls: [], bind: null };
+  }
+  return room;
+}
+
 /**
- * The Share dialog. `getGame()` gives the current game (or null); `/api/room` the links
- * of this server that other machines can open, used when this page is on localhost.
+ * The origins other devices can open this server at (`/api/room` when this page is on
+ * localhost, which they cannot reach), with a note ({kind, text}) saying why, or null.
  */
+export async function shareOrigins() {
+  if (!onLoopback()) return { origins: [location.origin], note: null };
+  const { urls } = await fetchRoom();
+  if (urls.length) {
+    return {
+      origins: urls,
+      note: { kind: "info", text: "This page is open on this machine's own address, which other devices cannot reach: the link uses its address on the network instead." },
+    };
+  }
+  return {
+    origins: [location.origin],
+    note: { kind: "warn", text: "Other devices cannot open a link to this machine's own address (localhost). To let students in, stop the server and start it with: canopy serve --lan (or make run HOST=0.0.0.0)." },
+  };
+}
+
+/** The Share dialog. `getGame()` gives the current game (or null). */
 export function createShare({ getGame }) {
   const dialog = $("share-dialog");
   const input = $("share-url");
   const note = $("share-note");
   const others = $("share-others");
-  let room = null; // {urls, bind} once fetched
-
-  async function fetchRoom() {
-    if (room) return room;
-    try {
-      const res = await fetch("/api/room");
-      room = res.ok ? await res.json() : { urls: [], bind: null };
-    } catch {
-      room = { urls: [], bind: null };
-    }
-    return room;
-  }
 
   function show(url) {
     input.value = url;
@@ -126,22 +143,11 @@ export function createShare({ getGame }) {
       return;
     }
     const path = `/games/${encodeURIComponent(game.id)}`;
-    let origins = [location.origin];
-    note.hidden = true;
-    note.dataset.kind = "info";
+    const { origins, note: said } = await shareOrigins();
+    note.hidden = !said;
+    note.dataset.kind = said ? said.kind : "info";
+    setText(note, said ? said.text : "");
     others.hidden = true;
-    if (onLoopback()) {
-      const { urls } = await fetchRoom();
-      if (urls.length) {
-        origins = urls;
-        note.hidden = false;
-        setText(note, "This page is open on this machine's own address, which other devices cannot reach: the link uses its address on the network instead.");
-      } else {
-        note.hidden = false;
-        note.dataset.kind = "warn";
-        setText(note, "Other devices cannot open a link to this machine's own address (localhost). To let students in, stop the server and start it with: canopy serve --lan (or make run HOST=0.0.0.0).");
-      }
-    }
     show(origins[0] + path);
     if (origins.length > 1) {
       others.hidden = false;

@@ -1,10 +1,18 @@
-// A reconnecting websocket for one game. The server sends a `state` frame on
-// every (re)connection, so nothing needs replaying after a drop: the page just
-// shows "reconnecting…" and picks up the latest state.
+// A reconnecting websocket for one game (or one arena). The server sends the whole
+// state (a game's `state` frame, an arena's `arena` frame) on every (re)connection, so
+// nothing needs replaying after a drop: the page just shows "reconnecting…" and picks
+// up the latest state.
 
 const CLOSE_NOT_FOUND = 4404;
 
 export function connectGame({ gameId, token, onFrame, onStatus }) {
+  const query = token ? `?token=${encodeURIComponent(token)}` : "";
+  return connectSocket({ path: `/ws/games/${encodeURIComponent(gameId)}${query}`, onFrame, onStatus });
+}
+
+/** A reconnecting websocket to `path` on this server (backing off up to 8 s between tries;
+ * a 4404 close means the thing watched is gone: no more tries). */
+export function connectSocket({ path, onFrame, onStatus }) {
   let ws = null;
   let attempt = 0;
   let closedByUs = false;
@@ -12,8 +20,7 @@ export function connectGame({ gameId, token, onFrame, onStatus }) {
 
   const url = () => {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    const query = token ? `?token=${encodeURIComponent(token)}` : "";
-    return `${proto}//${location.host}/ws/games/${encodeURIComponent(gameId)}${query}`;
+    return `${proto}//${location.host}${path}`;
   };
 
   function open() {

@@ -102,8 +102,32 @@ export function isHuman(game, color) {
 export function playerLabel(s, color) {
   const game = s.game;
   if (!game) return "";
+  const player = game.players && game.players[color];
+  if (player) return namedPlayer(player);
   if (isHuman(game, color)) return s.game.role === "player" ? "You" : "Human";
   return `Canopy · ${engineLabel(game.settings)}`;
+}
+
+/** A named player (an arena's bot) with its settings in words: "Ada (uct c=0.7)". */
+export function namedPlayer(player) {
+  return player.label ? `${player.name} (${player.label})` : player.name;
+}
+
+/** The search settings of whoever moves for `color`: its named player's, else the game's. */
+export function sideSettings(game, color) {
+  return (game.players && game.players[color]) || game.settings;
+}
+
+/** A game its named players play in place of its own engine (an arena's):
+ * "Arena game: Ada (uct c=0.7) vs Bob (uct c=1.4)"; "" for any other game. */
+export function playedByLabel(game) {
+  if (!game || !game.played_by || !game.players || !game.players.white || !game.players.black) return "";
+  return `${playedByTitle(game)} game: ${namedPlayer(game.players.white)} vs ${namedPlayer(game.players.black)}`;
+}
+
+/** What plays the game, as a title: "Arena". */
+export function playedByTitle(game) {
+  return game.played_by.charAt(0).toUpperCase() + game.played_by.slice(1);
 }
 
 export function engineLabel(settings) {
@@ -275,6 +299,7 @@ export function searchPhrase(s) {
     return pos ? `queued (${ordinal(pos)} in line)` : "queued";
   }
   if (search.status === "running") return search.purpose === "analysis" ? "analysing" : "thinking";
+  if (g.played_by && !g.result) return `played by the ${g.played_by}`;
   if (search.paused) return "paused";
   return "idle";
 }

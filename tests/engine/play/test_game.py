@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 
 import chess
 import chess.pgn
@@ -16,6 +17,7 @@ from engine.play import (
     InvalidSettingError,
     NothingToUndoError,
     NotYourTurnError,
+    Player,
 )
 from engine.rules.knight import KnightChessBoard
 
@@ -179,6 +181,85 @@ def test_games_round_trip_through_plain_data() -> None:
     assert snapshot(copy) == snapshot(s)
     assert copy.history == s.history
     assert copy.pgn() == s.pgn()
+
+
+def arena_game() -> GameSession:
+    """Two named engines, each with its own settings, played by an arena."""
+    fast = EngineSettings(algorithm="uct", params={"c": 0.7}, budget="iterations", iterations=50)
+    wide = EngineSettings(algorithm="mcts", params={"c_puct": 2.0}, budget="iterations")
+    players = {
+        "white": Player("Ada", fast, label="uct c=0.7", id="a1"),
+        "black": Player("Bob", wide, label="mcts c_puct=2", id="b2"),
+    }
+    s = GameSession("chess", human="none", engine=fast, players=players, played_by="arena")
+    s.play("e2e4", by="engine", note=NOTE)
+    s.play("e7e5", by="engine", note=replace(NOTE, algorithm="mcts"))
+    return s
+
+
+def test_an_adjudicated_game_is_over_with_the_referees_result_everywhere() -> None:
+    s = arena_game()
+    s.adjudicate("1/2-1/2", "max plies")
+    assert (s.result, s.reason, s.is_over) == ("1/2-1/2", "max plies", True)
+    assert s.legal_moves() == [] and not s.engine_to_move
+    with pytest.raises(GameOverError):
+        s.play("g1f3", by="engine")
+    game = chess.pgn.read_game(io.StringIO(s.pgn()))
+    assert game is not None
+    h = game.headers
+    assert (h["Result"], h["EndReason"], h["Termination"]) == (
+        "1/2-1/2",
+        "max plies",
+        "adjudication",
+    )
+    assert game.end().comment.endswith("max plies.")
+
+
+def test_an_adjudication_is_refused_when_bad_or_after_the_end_and_undo_clears_it() -> None:
+    s = arena_game()
+    with pytest.raises(InvalidSettingError, match="result"):
+        s.adjudicate("2-0", "max plies")
+    with pytest.raises(InvalidSettingError, match="reason"):
+        s.adjudicate("1-0", " ")
+    assert s.result is None
+    s.adjudicate("1-0", "max plies")
+    with pytest.raises(GameOverError):
+        s.adjudicate("0-1", "max plies")
+    s.undo()
+    assert (s.result, s.adjudication) == (None, None)
+    mate = GameSession("chess", human="both")
+    for uci in ("f2f3", "e7e5", "g2g4", "d8h4"):
+        mate.play(uci)
+    with pytest.raises(GameOverError):
+        mate.adjudicate("1/2-1/2", "max plies")
+    assert mate.result == "0-1"
+
+
+def test_players_adjudication_and_who_plays_round_trip_through_plain_data() -> None:
+    s = arena_game()
+    s.adjudicate("1/2-1/2", "max plies")
+    data = s.to_dict()
+    assert data["adjudication"] == {"result": "1/2-1/2", "reason": "max plies"}
+    copy = GameSession.from_dict(data)
+    assert snapshot(copy) == snapshot(s)
+    assert (copy.players, copy.played_by, copy.adjudication) == (s.players, "arena", s.adjudication)
+    assert copy.pgn() == s.pgn()
+    plain = GameSession("chess").to_dict()
+    assert not {"players", "played_by", "adjudication"} & set(plain)
+
+
+def test_a_game_of_two_players_names_each_side_and_its_settings_in_the_pgn() -> None:
+    s = arena_game()
+    assert (s.player_name("white"), s.player_name("black")) == ("Ada", "Bob")
+    assert s.players["black"].describe() == "Bob (mcts c_puct=2)"
+    game = chess.pgn.read_game(io.StringIO(s.pgn(event="Period 3", round="2")))
+    assert game is not None
+    h = game.headers
+    assert (h["White"], h["Black"], h["Event"], h["Round"]) == ("Ada", "Bob", "Period 3", "2")
+    assert (h["WhiteEngine"], h["BlackEngine"]) == ("uct c=0.7", "mcts c_puct=2")
+    assert "Algorithm" not in h and "Seed" not in h and h["Iterations"] == "50"
+    # each engine note names no other algorithm: every move was its own side's
+    assert "algo=" not in s.pgn()
 
 
 def test_stored_settings_leave_out_a_parameter_their_algorithm_no_longer_has() -> None:
