@@ -19,21 +19,13 @@ from pydantic import ValidationError
 
 from app.analyses import AnalysisService
 from app.limits import client_address
+from app.refusals import refusal
 from app.schemas import AnalysisRequest, describe_validation_error
 from engine.errors import CanopyError
 
 HERE = Path(__file__).resolve().parents[1]
 templates = Jinja2Templates(directory=HERE / "templates")
 router = APIRouter(tags=["analyses"])
-
-#: HTTP status of each refusal (any other code: 400).
-_STATUS = {
-    "not_found": 404,
-    "too_many_analyses": 503,
-    "shutting_down": 503,
-    "storage_unavailable": 503,
-    "rate_limited": 429,
-}
 
 
 async def get_analyses(request: Request) -> AnalysisService:
@@ -42,19 +34,6 @@ async def get_analyses(request: Request) -> AnalysisService:
 
 
 AnalysesDep = Annotated[AnalysisService, Depends(get_analyses)]
-
-
-def refusal(
-    code: str, message: str, *, status: int | None = None, line: int | None = None
-) -> JSONResponse:
-    error: dict[str, Any] = {"code": code, "message": message}
-    if line is not None:
-        error["line"] = line
-    status = status or _STATUS.get(code, 400)
-    headers = {"Retry-After": "30"} if status in (429, 503) else None
-    return JSONResponse(
-        {"error": error, "code": code, "message": message}, status_code=status, headers=headers
-    )
 
 
 @router.post("/api/analyses", status_code=201)

@@ -23,6 +23,7 @@ from app.arena_export import arena_csv, arena_pgn
 from app.arena_schemas import CreateArena, EditBot, JoinBot
 from app.arenas import ArenaService
 from app.limits import client_address
+from app.refusals import refusal
 from app.schemas import describe_validation_error
 from app.streaming import dumps
 from engine.errors import CanopyError
@@ -31,18 +32,6 @@ HERE = Path(__file__).resolve().parents[1]
 templates = Jinja2Templates(directory=HERE / "templates")
 router = APIRouter(tags=["arena"])
 
-#: HTTP status of each refusal (any other code: 400).
-_STATUS = {
-    "not_found": 404,
-    "forbidden": 403,
-    "arena_closed": 409,
-    "too_many_bots": 409,
-    "too_few_bots": 409,
-    "too_many_arenas": 503,
-    "shutting_down": 503,
-    "storage_unavailable": 503,
-    "rate_limited": 429,
-}
 CLOSE_NOT_FOUND = 4404
 M = TypeVar("M", bound=BaseModel)
 
@@ -53,16 +42,6 @@ async def get_arenas(request: Request) -> ArenaService:
 
 
 ArenasDep = Annotated[ArenaService, Depends(get_arenas)]
-
-
-def refusal(code: str, message: str, *, status: int | None = None) -> JSONResponse:
-    status = status or _STATUS.get(code, 400)
-    headers = {"Retry-After": "30"} if status in (429, 503) else None
-    return JSONResponse(
-        {"error": {"code": code, "message": message}, "code": code, "message": message},
-        status_code=status,
-        headers=headers,
-    )
 
 
 async def _body(request: Request, model: type[M]) -> M | JSONResponse:
