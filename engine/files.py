@@ -34,6 +34,15 @@ def write_atomic(path: Path, write: Callable[[BinaryIO], None]) -> None:
         raise
 
 
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """:func:`write_atomic` of ``data``."""
+
+    def write(out: BinaryIO) -> None:
+        out.write(data)
+
+    write_atomic(path, write)
+
+
 def read_npz(
     path: Path, needed: Iterable[str], label: str, fix: str, error: type[Exception]
 ) -> dict[str, np.ndarray]:

@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit
 
 from engine.core.bits import popcount
-from engine.core.state import BLACK_BB, KING, TURN, WHITE_BB
+from engine.core.state import KING, TURN, WHITE_BB
 from engine.eval.learned_knight import logit_to_eval
 from engine.eval.nnue_weights import INPUTS, NNUEWeights, shipped
 
@@ -168,20 +168,29 @@ def nnue_fresh(s: np.ndarray) -> float:
 
 @njit(cache=True, nogil=True)
 def _holds(boards: np.ndarray, s: np.ndarray) -> bool:
-    for k in range(BOARDS):
+    """Whether an accumulator row recorded as ``boards`` holds the position ``s``."""
+    for k in range(BOARDS):  # noqa: SIM110 (numba compiles no generator expression)
         if boards[k] != s[k]:
             return False
     return True
 
 
 @njit(cache=True, nogil=True)
-def accumulate(states: np.ndarray, ply: int, acc: np.ndarray, boards: np.ndarray) -> None:
+def accumulate(
+    states: np.ndarray,
+    ply: int,
+    acc: np.ndarray,
+    boards: np.ndarray,
+    ft: np.ndarray,
+    bias: np.ndarray,
+) -> None:
     """Make ``acc[ply]`` hold the accumulators of ``states[ply]``, the search's line.
 
     ``boards[r]`` records which position row ``r`` holds (:data:`NO_BOARD`: none). The
     row is made from the nearest row above it on the line that holds its own position,
     one move at a time; with none, from the row's previous position or afresh, whichever
-    costs fewer inputs."""
+    costs fewer inputs (``ft``, ``bias``: the network's, as :func:`kernel_arrays` gives
+    them)."""
     if _holds(boards[ply], states[ply]):
         return
     q = ply - 1
@@ -189,13 +198,13 @@ def accumulate(states: np.ndarray, ply: int, acc: np.ndarray, boards: np.ndarray
         q -= 1
     if q < 0:
         if boards[ply, 0] == NO_BOARD or changes(boards[ply], states[ply]) > 32:
-            refresh_with(states[ply], acc[ply], FT, BIAS)
+            refresh_with(states[ply], acc[ply], ft, bias)
         else:
-            update_with(boards[ply], states[ply], acc[ply], acc[ply], FT)
+            update_with(boards[ply], states[ply], acc[ply], acc[ply], ft)
         boards[ply, :] = states[ply, :BOARDS]
         return
     for r in range(q + 1, ply + 1):
-        update_with(states[r - 1], states[r], acc[r - 1], acc[r], FT)
+        update_with(states[r - 1], states[r], acc[r - 1], acc[r], ft)
         boards[r, :] = states[r, :BOARDS]
 
 
@@ -203,7 +212,7 @@ def accumulate(states: np.ndarray, ply: int, acc: np.ndarray, boards: np.ndarray
 def nnue_at(states: np.ndarray, ply: int, acc: np.ndarray, boards: np.ndarray) -> float:
     """The evaluation in [-1, 1] of ``states[ply]`` for its side to move, its accumulators
     updated incrementally (:func:`accumulate`)."""
-    accumulate(states, ply, acc, boards)
+    accumulate(states, ply, acc, boards, FT, BIAS)
     return logit_to_eval(logit_with(acc[ply], int(states[ply, TURN]), OUT, OUT_BIAS, QA, QP))
 
 

@@ -125,12 +125,20 @@ def save(path: Path, w: NNUEWeights) -> None:
         Path(path),
         lambda out: np.savez(
             out,
-            version=np.array(FORMAT_VERSION), game=np.array("chess"), kind=np.array(KIND),
-            inputs=np.array(INPUTS), ft_weight=w.ft_weight, ft_bias=w.ft_bias, psqt=w.psqt,
-            out_weight=w.out_weight, out_bias=np.array(w.out_bias, dtype=np.float32),
-            qa=np.array(w.qa), qp=np.array(w.qp), command=np.array(w.command),
+            version=np.array(FORMAT_VERSION),
+            game=np.array("chess"),
+            kind=np.array(KIND),
+            inputs=np.array(INPUTS),
+            ft_weight=w.ft_weight,
+            ft_bias=w.ft_bias,
+            psqt=w.psqt,
+            out_weight=w.out_weight,
+            out_bias=np.array(w.out_bias, dtype=np.float32),
+            qa=np.array(w.qa),
+            qp=np.array(w.qp),
+            command=np.array(w.command),
             meta=np.array(json.dumps(w.meta, sort_keys=True)),
-        ),  # fmt: skip
+        ),
     )
 
 
@@ -143,9 +151,7 @@ def load(path: Path) -> NNUEWeights:
     if bad:
         raise NNUEWeightsError(f"NNUE weights file {path}: {bad} must be single values; {FIX}")
     if str(arrays["kind"]) != KIND:
-        raise NNUEWeightsError(
-            f"{path} holds a {str(arrays['kind'])!r} model, not an NNUE; {FIX}"
-        )
+        raise NNUEWeightsError(f"{path} holds a {str(arrays['kind'])!r} model, not an NNUE; {FIX}")
     if int(arrays["version"]) != FORMAT_VERSION:
         raise NNUEWeightsError(
             f"NNUE weights file {path} has format version {int(arrays['version'])}; this "

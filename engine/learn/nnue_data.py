@@ -50,7 +50,7 @@ from numba import njit
 
 from engine.core.state import BLACK_BB, KING, PLY, TURN, WHITE_BB
 from engine.errors import CanopyError
-from engine.files import write_atomic
+from engine.files import write_bytes_atomic
 
 if TYPE_CHECKING:
     from engine.learn.players import GameRecord
@@ -164,7 +164,7 @@ def pack_record(record: GameRecord, game: int) -> np.ndarray:
 def write_shard(path: Path, records: np.ndarray) -> None:
     header = np.zeros(1, dtype=HEADER)
     header["magic"], header["version"], header["count"] = MAGIC, FORMAT_VERSION, len(records)
-    write_atomic(path, lambda f: (f.write(header.tobytes()), f.write(records.tobytes())))
+    write_bytes_atomic(path, header.tobytes() + records.tobytes())
 
 
 def read_shard(path: Path) -> np.ndarray:
@@ -229,15 +229,16 @@ def read_manifest(out: Path) -> dict[str, Any] | None:
     try:
         manifest = json.loads(path.read_text())
     except (OSError, ValueError) as exc:
-        raise DataError(f"{path} is unreadable ({exc}); delete the directory to start anew")
+        raise DataError(
+            f"{path} is unreadable ({exc}); delete the directory to start anew"
+        ) from None
     if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
         raise DataError(f"{path} is not a Canopy positions directory's {MANIFEST}")
     return manifest
 
 
 def _write_manifest(out: Path, manifest: dict[str, Any]) -> None:
-    text = json.dumps(manifest, indent=1, sort_keys=True).encode()
-    write_atomic(out / MANIFEST, lambda f: f.write(text))
+    write_bytes_atomic(out / MANIFEST, json.dumps(manifest, indent=1, sort_keys=True).encode())
 
 
 def shard_path(out: Path, index: int) -> Path:

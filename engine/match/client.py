@@ -10,6 +10,7 @@ so every wait has a timeout.
 
 from __future__ import annotations
 
+import os
 import queue
 import subprocess
 import threading
@@ -84,9 +85,10 @@ def parse_info(line: str, report: SearchReport) -> None:
 class UciClient:
     """One engine process spoken to over UCI."""
 
-    def __init__(self, argv: Sequence[str], name: str) -> None:
+    def __init__(self, argv: Sequence[str], name: str, env: Sequence[tuple[str, str]] = ()) -> None:
         self.argv = list(argv)
         self.name = name
+        self.env = dict(env)  # set in the engine's environment (its own NNUE weights)
         self.options: dict[str, str] = {}  # announced option names (lower-case) → type line
         self.id_name = ""
         self._proc: subprocess.Popen[str] | None = None
@@ -98,6 +100,7 @@ class UciClient:
         try:
             self._proc = subprocess.Popen(
                 self.argv,
+                env={**os.environ, **self.env} if self.env else None,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,

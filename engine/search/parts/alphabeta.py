@@ -45,14 +45,13 @@ from engine.core.state import (
     HALFMOVE,
     HAND_EVAL,
     HASH,
-    NNUE_EVAL,
     MAX_MOVES,
+    NNUE_EVAL,
     ONGOING,
     PLY,
     STATE_SIZE,
     TURN,
 )
-from engine.eval.nnue import new_rows, nnue_at
 from engine.eval.evaluate import (
     FEATURE_SCRATCH,
     PLY_PENALTY,
@@ -60,6 +59,7 @@ from engine.eval.evaluate import (
     evaluate_into,
     game_value,
 )
+from engine.eval.nnue import new_rows, nnue_at
 
 MAX_PLY = 96
 MAX_QDEPTH = 12
