@@ -64,9 +64,10 @@ def cmd_train_nnue(args: argparse.Namespace) -> int:
         gate = g["gate"]
         low, high = gate["elo_ci95"]
         verdict = "accepted" if g["accepted"] else "rejected"
+        held = f"{g['held_loss'][-1]:.5f}" if g["held_loss"] and g["held_loss"][-1] else "n/a"
+        opponent = Path(g["opponent"]).parent.name or "hand"
         print(
-            f"gen {g['number']}: {g['positions']} positions, held-out loss "
-            f"{g['held_loss'][-1]:.5f}; vs {Path(g['opponent']).parent.name or 'hand'} "
+            f"gen {g['number']}: {g['positions']} positions, held-out loss {held}; vs {opponent} "
             f"+{gate['wins']} ={gate['draws']} -{gate['losses']} ({100 * gate['score']:.1f} %, "
             f"Elo [{low:+.0f}, {high:+.0f}]) {verdict}"
         )

@@ -221,3 +221,28 @@ def new_rows(rows: int) -> tuple[np.ndarray, np.ndarray]:
     acc = np.zeros((rows, 2, WIDTH), dtype=np.int32)
     boards = np.full((rows, BOARDS), NO_BOARD, dtype=np.uint64)
     return acc, boards
+
+
+@njit(cache=True, nogil=True)
+def line_logits_with(
+    line: np.ndarray,
+    incremental: bool,
+    ft: np.ndarray,
+    bias: np.ndarray,
+    out: np.ndarray,
+    out_bias: float,
+    qa: int,
+    qp: int,
+) -> float:
+    """The sum of the logits of the positions of ``line`` (each a move after the one
+    before), each accumulator updated from the previous position's or summed afresh: what
+    ``canopy bench`` times, so the two costs are measured on the same positions."""
+    acc = np.empty((2, ft.shape[1]), dtype=np.int32)
+    total = 0.0
+    for i in range(line.shape[0]):
+        if incremental and i > 0:
+            update_with(line[i - 1], line[i], acc, acc, ft)
+        else:
+            refresh_with(line[i], acc, ft, bias)
+        total += logit_with(acc, int(line[i, TURN]), out, out_bias, qa, qp)
+    return total

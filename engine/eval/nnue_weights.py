@@ -145,7 +145,12 @@ def save(path: Path, w: NNUEWeights) -> None:
 def load(path: Path) -> NNUEWeights:
     """The network in ``path``; :class:`NNUEWeightsError` naming the file and the problem
     (missing, unreadable, not an NNUE file, another version, a wrong shape or type)."""
-    arrays = read_npz(Path(path), NEEDED, "NNUE weights", FIX, NNUEWeightsError)
+    arrays = read_npz(Path(path), ("kind",), "NNUE weights", FIX, NNUEWeightsError)
+    if str(arrays["kind"]) != KIND:
+        raise NNUEWeightsError(f"{path} holds a {str(arrays['kind'])!r} model, not an NNUE; {FIX}")
+    missing = [key for key in NEEDED if key not in arrays]
+    if missing:
+        raise NNUEWeightsError(f"NNUE weights file {path} lacks {missing}; {FIX}")
     scalars = ("version", "game", "kind", "inputs", "out_bias", "qa", "qp")
     bad = [k for k in scalars if arrays[k].shape != ()]
     if bad:

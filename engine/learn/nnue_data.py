@@ -322,7 +322,7 @@ def generate(
         differ = sorted(k for k in settings if manifest["settings"].get(k) != settings[k])
         raise DataError(
             f"{out} holds positions made with other settings ({', '.join(differ)}); "
-            "use another --data directory or the same settings"
+            "use another directory or the same settings"
         )
     todo = [i for i in range(shards) if str(i) not in manifest["shards"]]
     if todo and command:

@@ -167,6 +167,19 @@ def _model(torch: Any, hidden: int, seed: int) -> Any:
     return Network()
 
 
+def random_network(hidden: int, seed: int = 1) -> NNUEWeights:
+    """An untrained network of the trained one's shapes and magnitudes (for timings and
+    tests that need a network but not a good one)."""
+    rng = np.random.default_rng(seed)
+    return NNUEWeights(
+        ft_weight=rng.integers(-40, 40, size=(INPUTS, hidden)).astype(np.int16),
+        ft_bias=rng.integers(0, QA, size=hidden).astype(np.int16),
+        psqt=rng.integers(-600, 600, size=INPUTS).astype(np.int16),
+        out_weight=rng.normal(0.0, 0.1, size=2 * hidden).astype(np.float32),
+        out_bias=0.0,
+    )
+
+
 def quantise(net: Any, command: str = "", meta: dict[str, Any] | None = None) -> NNUEWeights:
     """The float network as the weights file stores it (:mod:`engine.eval.nnue_weights`)."""
     ft = net.ft.weight.detach().numpy()[:INPUTS]
@@ -203,7 +216,9 @@ def fit(
     us, them, target = tensors(records, config.lam)
     rng = np.random.default_rng(config.seed)
     order = rng.permutation(len(records))
-    n_held = int(len(records) * config.holdout)
+    n_held = min(len(records) - 1, max(1, round(len(records) * config.holdout)))
+    if config.holdout == 0:
+        n_held = 0
     held, train = order[:n_held], order[n_held:]
     t_us, t_them, t_target = (torch.from_numpy(a) for a in (us, them, target))
     net = _model(torch, config.hidden, config.seed)

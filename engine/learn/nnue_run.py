@@ -36,6 +36,8 @@ from engine.learn.nnue_data import load as load_positions
 from engine.learn.nnue_fit import FitConfig, fit
 
 Progress = Callable[[str, int, int], None]
+#: Plays a gating match: (generation, candidate file, best file or None) → the match summary.
+Gate = Callable[[int, Path, Path | None], dict[str, Any]]
 
 
 class RunError(CanopyError):
@@ -73,11 +75,15 @@ class RunConfig:
 
     def data_config(self, weights: str) -> DataConfig:
         return DataConfig(seed=self.seed, nodes=self.nodes, random_plies=self.random_plies,
-                          weights=weights)  # fmt: skip
+                          games_per_shard=self.per_shard, weights=weights)  # fmt: skip
+
+    @property
+    def per_shard(self) -> int:
+        return min(DataConfig.games_per_shard, self.games)
 
     @property
     def shards(self) -> int:
-        return -(-self.games // DataConfig.games_per_shard)
+        return -(-self.games // self.per_shard)
 
 
 def _digest(path: Path) -> str:
@@ -95,8 +101,10 @@ class Run:
         threads: int,
         command: str,
         progress: Progress,
+        gate: Gate | None = None,
     ) -> None:
         config.check()
+        self.play_gate = gate or self.match
         self.out = Path(out)
         self.config = config
         self.pool_factory = pool_factory
@@ -196,6 +204,15 @@ class Run:
         }
 
     def gate(self, number: int, candidate: Path) -> dict[str, Any]:
+        """The gating match's summary, played once (kept in ``gate.json``)."""
+        stored = self.gen_dir(number) / "gate.json"
+        if stored.exists():
+            return dict(json.loads(stored.read_text()))
+        data = self.play_gate(number, candidate, self.best())
+        write_bytes_atomic(stored, json.dumps(data, indent=1, sort_keys=True).encode())
+        return data
+
+    def match(self, number: int, candidate: Path, best: Path | None) -> dict[str, Any]:
         """``canopy match``: alphabeta with the candidate against alphabeta with the best."""
         from engine.match.openings import load_openings
         from engine.match.report import summary
@@ -203,10 +220,6 @@ class Run:
         from engine.match.spec import parse_spec
 
         c = self.config
-        stored = self.gen_dir(number) / "gate.json"
-        if stored.exists():
-            return dict(json.loads(stored.read_text()))
-        best = self.best()
         mine = f"alphabeta:eval=nnue,nnue={candidate},name=gen-{number}"
         theirs = (f"alphabeta:eval=nnue,nnue={best},name=best" if best
                   else "alphabeta:eval=hand,name=hand")  # fmt: skip
@@ -225,5 +238,4 @@ class Run:
             f"--games {c.gate_games} --movetime {c.gate_movetime} --concurrency 1 "
             f"--seed {c.seed + number}"
         )
-        write_bytes_atomic(stored, json.dumps(data, indent=1, sort_keys=True).encode())
         return data
