@@ -296,8 +296,12 @@ def bench_nnue(quick: bool) -> list[BenchResult]:
     hand = calls * len(line) / elapsed
     out = []
     for label, incremental in (("updated", True), ("fresh", False)):
-        line_logits_with(line, incremental, *arrays)  # compile or load
-        calls, elapsed = _timed(lambda i=incremental: line_logits_with(line, i, *arrays), seconds)
+
+        def run(i: bool = incremental) -> float:
+            return float(line_logits_with(line, i, *arrays))
+
+        run()  # compile or load
+        calls, elapsed = _timed(run, seconds)
         rate = calls * len(line) / elapsed
         out.append(
             _result(
