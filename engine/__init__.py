@@ -47,6 +47,19 @@ def _source_digest() -> str:
     return digest.hexdigest()[:16]
 
 
+def weights_cache_environment(weights: Path | None) -> dict[str, str | None]:
+    """``NUMBA_CACHE_DIR`` for a child process that loads other weights than this one (a
+    training player, a match engine with its own network): unset, so the child names its
+    cache after its own weights — inheriting this process's directory would load kernels
+    with this process's weights baked in — or, when the user chose the directory, a
+    subdirectory of it named after the weights (None: unset the variable)."""
+    if not USER_NUMBA_CACHE_DIR:
+        return {"NUMBA_CACHE_DIR": None}
+    blob = Path(weights).read_bytes() if weights else b""
+    digest = hashlib.sha1(blob).hexdigest()[:16]
+    return {"NUMBA_CACHE_DIR": str(Path(USER_NUMBA_CACHE_DIR) / f"learned-{digest}")}
+
+
 def _configure_numba_cache() -> None:
     if "NUMBA_CACHE_DIR" in os.environ:
         return

@@ -22,7 +22,6 @@ reproducible.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import multiprocessing
 import os
 import threading
@@ -209,24 +208,21 @@ class Player:
     """One child process playing with one weights file (or the shipped one)."""
 
     def __init__(self, weights: Path | None, searcher: Searcher) -> None:
-        from engine import USER_NUMBA_CACHE_DIR
+        from engine import weights_cache_environment
         from engine.eval import learned_weights, nnue_weights
 
         self.weights = weights
         ctx = multiprocessing.get_context("spawn")
         self.conn, child = ctx.Pipe()
         self.process = ctx.Process(target=_serve, args=(child, searcher), daemon=True)
-        changes = {
+        changes: dict[str, str | None] = {
             learned_weights.ENV_VAR: None,
             nnue_weights.ENV_VAR: None,
-            "NUMBA_CACHE_DIR": USER_NUMBA_CACHE_DIR,
+            **weights_cache_environment(weights),
         }
         if weights is not None:
             var = nnue_weights.ENV_VAR if is_nnue_file(weights) else learned_weights.ENV_VAR
             changes[var] = str(Path(weights).resolve())
-        if USER_NUMBA_CACHE_DIR:
-            digest = hashlib.sha1(Path(weights).read_bytes() if weights else b"").hexdigest()
-            changes["NUMBA_CACHE_DIR"] = str(Path(USER_NUMBA_CACHE_DIR) / f"learned-{digest[:16]}")
         with environment(changes):  # the child inherits the environment at start
             self.process.start()
         child.close()

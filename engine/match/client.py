@@ -95,12 +95,23 @@ class UciClient:
         self._lines: queue.Queue[str | None] = queue.Queue()
 
     # ------------------------------------------------------------ process
+    def _environment(self) -> dict[str, str] | None:
+        if not self.env:
+            return None  # inherit ours
+        env = dict(os.environ)
+        for key, value in self.env.items():
+            if value is None:
+                env.pop(key, None)
+            else:
+                env[key] = value
+        return env
+
     def start(self, timeout: float = 60.0) -> None:
         """Launch the engine and complete the ``uci`` handshake."""
         try:
             self._proc = subprocess.Popen(
                 self.argv,
-                env={**os.environ, **self.env} if self.env else None,
+                env=self._environment(),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,

@@ -78,7 +78,8 @@ class EngineSpec:
     internal: bool = False
     threads: int = 1
     fixed_seed: bool = False
-    env: tuple[tuple[str, str], ...] = ()  # set in the engine process's environment
+    # set in the engine process's environment (None: removed from it)
+    env: tuple[tuple[str, str | None], ...] = ()
 
 
 def _pairs(text: str, what: str) -> list[tuple[str, str]]:
@@ -165,11 +166,14 @@ def _internal(text: str, algorithm: str, pairs: list[tuple[str, str]], game: str
     )
 
 
-def _network(text: str, path: str | None, params: dict[str, str]) -> tuple[tuple[str, str], ...]:
+def _network(
+    text: str, path: str | None, params: dict[str, str]
+) -> tuple[tuple[str, str | None], ...]:
     """The environment that gives the engine the NNUE file ``path`` (checked here, so a bad
-    file is refused before any game), or none."""
+    file is refused before any game) and a kernel cache of its own, or none."""
     if path is None:
         return ()
+    from engine import weights_cache_environment
     from engine.eval.nnue_weights import ENV_VAR, NNUEWeightsError, load
 
     if params.get("eval") != "nnue":
@@ -178,7 +182,8 @@ def _network(text: str, path: str | None, params: dict[str, str]) -> tuple[tuple
         load(Path(path))
     except NNUEWeightsError as exc:
         raise SpecError(f"engine {text!r}: {exc}") from None
-    return ((ENV_VAR, str(Path(path).resolve())),)
+    cache = weights_cache_environment(Path(path))
+    return ((ENV_VAR, str(Path(path).resolve())), *cache.items())
 
 
 def _external(text: str) -> EngineSpec:
