@@ -85,10 +85,12 @@ def parse_info(line: str, report: SearchReport) -> None:
 class UciClient:
     """One engine process spoken to over UCI."""
 
-    def __init__(self, argv: Sequence[str], name: str, env: Sequence[tuple[str, str]] = ()) -> None:
+    def __init__(
+        self, argv: Sequence[str], name: str, env: Sequence[tuple[str, str | None]] = ()
+    ) -> None:
         self.argv = list(argv)
         self.name = name
-        self.env = dict(env)  # set in the engine's environment (its own NNUE weights)
+        self.env = dict(env)  # the engine's environment changes (None: removed)
         self.options: dict[str, str] = {}  # announced option names (lower-case) → type line
         self.id_name = ""
         self._proc: subprocess.Popen[str] | None = None
