@@ -5,11 +5,12 @@ games, each scored by a search and labelled with the game's result. Canopy does 
 same: ``alphabeta`` plays itself with a fixed node budget (a few thousand nodes a move,
 so the games are quick and every game is a pure function of its opening and seed), from
 the balanced openings followed by a few uniformly random plies for variety, and every
-move's search gives one position: the leaf of its principal variation (TD-leaf, as the
-learned evaluation's self-play records, :class:`engine.learn.players.GameRecord`) —
-after the quiescence search, a quiet position, where the search applied the
-evaluation — with the search's score. Leaves in check are left out (nothing there is
-quiet). Each position is then labelled with the game's result from its side to move.
+move's search gives up to two positions with the search's score: the position itself
+when it is quiet (not in check, the move chosen neither a capture nor a promotion), and
+the leaf of its principal variation (TD-leaf, as the learned evaluation's self-play
+records, :class:`engine.learn.players.GameRecord`) — after the quiescence search, a quiet
+position, where the search applied the evaluation — unless it is in check. Each position
+is then labelled with the game's result from its side to move.
 
 **Format.** A data directory holds ``data.json`` (what made it: game, seed, nodes, random
 plies, the player's weights, the commands that wrote it; and the shards written) and shards
@@ -93,6 +94,7 @@ class DataConfig:
     games_per_shard: int = 64
     max_plies: int = 300  # a game still going then is a draw
     weights: str = "hand"  # the players' evaluation: "hand" or a network file's digest
+    roots: bool = True  # record the quiet positions played too, not only the PV leaves
 
     def check(self) -> None:
         checks = (
@@ -286,13 +288,19 @@ def _tasks(config: DataConfig, shard: int, weights: Path | None) -> list[Any]:
     return tasks
 
 
-def quiet_only(record: GameRecord) -> GameRecord:
-    """The record without the leaves whose side to move is in check."""
+def positions_of(record: GameRecord, roots: bool) -> GameRecord:
+    """A game's training positions: its PV leaves whose side to move is not in check and,
+    with ``roots``, the quiet positions it passed through, each with its search score."""
     from engine.core.games import in_check
     from engine.learn.players import GameRecord
 
     keep = np.array([not in_check(s) for s in record.states], dtype=bool)
-    return GameRecord(record.states[keep], record.scores[keep], record.white, record.plies)
+    states, scores = record.states[keep], record.scores[keep]
+    if roots and len(record.roots):
+        states = np.concatenate([record.roots, states])
+        scores = np.concatenate([record.root_scores, scores])
+    return GameRecord(states.reshape(-1, record.states.shape[1]), scores, record.white,
+                      record.plies)  # fmt: skip
 
 
 def generate(
@@ -338,7 +346,9 @@ def generate(
 
         records = pool.play(tasks, tick)
         rows = unique(
-            np.concatenate([pack_record(quiet_only(r), g) for g, r in enumerate(records)])
+            np.concatenate(
+                [pack_record(positions_of(r, config.roots), g) for g, r in enumerate(records)]
+            )
         )
         write_shard(shard_path(out, index), rows)
         manifest["shards"][str(index)] = {

@@ -26,7 +26,7 @@ import multiprocessing
 import os
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -288,6 +288,11 @@ class GameRecord:
     scores: np.ndarray  # (n,) the search's score for the leaf's side to move, in [-1, 1]
     white: float  # White's score: 1, 0.5, 0
     plies: int = 0  # plies the game lasted
+    # The quiet positions the game passed through (not in check, the move chosen neither a
+    # capture nor a promotion) with the search's score there: the NNUE's data records
+    # them beside the leaves (engine.learn.nnue_data)
+    roots: np.ndarray = field(default_factory=lambda: np.zeros((0, 16), dtype=np.uint64))
+    root_scores: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 @dataclass(frozen=True)
@@ -338,8 +343,8 @@ def opening_state(fen: str, game: str, seed: int, index: int, random_plies: int)
 
 def play_game(start: np.ndarray, white: Side, black: Side, max_plies: int = 400) -> GameRecord:
     """Play from ``start`` to the end (the rules' end, or a draw after ``max_plies``)."""
-    from engine.core.games import legal_moves, make_move, result, status
-    from engine.core.state import HALFMOVE, HASH, MAX_MOVES, ONGOING, TURN
+    from engine.core.games import in_check, legal_moves, make_move, result, status
+    from engine.core.state import FLAG_CAPTURE, HALFMOVE, HASH, MAX_MOVES, ONGOING, TURN
 
     s = start.copy()
     if white.player is black.player and white.evaluation != black.evaluation:
@@ -352,6 +357,8 @@ def play_game(start: np.ndarray, white: Side, black: Side, max_plies: int = 400)
     keys = [int(s[HASH])]
     states: list[np.ndarray] = []
     scores: list[float] = []
+    roots: list[np.ndarray] = []
+    root_scores: list[float] = []
     white_score = 0.5
     plies = 0
     while True:
@@ -367,6 +374,9 @@ def play_game(start: np.ndarray, white: Side, black: Side, max_plies: int = 400)
         if move not in buf[:n]:
             raise PlayerError(f"player chose an illegal move {move}")
         plies += 1
+        if not (move & FLAG_CAPTURE or (move >> 12) & 7) and not in_check(s):
+            roots.append(s.copy())
+            root_scores.append(max(-1.0, min(1.0, score)))
         leaf, flips = pv_leaf(s, pv, buf)
         if leaf is not None:
             states.append(leaf)
@@ -382,6 +392,8 @@ def play_game(start: np.ndarray, white: Side, black: Side, max_plies: int = 400)
         np.array(scores),
         white_score,
         plies,
+        np.array(roots, dtype=np.uint64).reshape(-1, start.shape[0]),
+        np.array(root_scores),
     )
 
 

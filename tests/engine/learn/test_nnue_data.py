@@ -113,11 +113,32 @@ def test_generation_is_reproducible_and_resumes_with_the_shard_it_lacks(tmp_path
         generate(tmp_path / "a", replace(config, nodes=61), 1, pool)
 
 
-def test_positions_in_check_are_left_out() -> None:
-    from engine.learn.nnue_data import quiet_only
+def test_leaves_in_check_are_left_out_and_quiet_positions_played_kept() -> None:
+    from engine.learn.nnue_data import positions_of
 
     checked = state_from_fen("4k3/8/8/8/8/8/8/4K2r w - - 0 1", "chess")
     calm = state_from_fen(FENS[0], "chess")
-    kept = quiet_only(GameRecord(np.array([checked, calm]), np.array([0.0, 0.1]), 0.5, 2))
+    played = state_from_fen(FENS[2], "chess")
+    record = GameRecord(np.array([checked, calm]), np.array([0.0, 0.1]), 0.5, 2,
+                        np.array([played]), np.array([0.7]))  # fmt: skip
+    kept = positions_of(record, roots=False)
     assert kept.states.shape == (1, STATE_SIZE)
     assert kept.scores.tolist() == [0.1]
+    both = positions_of(record, roots=True)
+    assert both.scores.tolist() == [0.7, 0.1]
+    assert np.array_equal(both.states[0], played)
+
+
+def test_a_game_records_the_quiet_positions_it_passed_through() -> None:
+    from engine.core.games import in_check
+    from engine.learn.players import Player, Searcher, Side, play_game
+
+    player = Player(None, Searcher(None, 200))
+    try:
+        start = state_from_fen(FENS[0], "chess")
+        record = play_game(start, Side(player, 0), Side(player, 0), max_plies=30)
+    finally:
+        player.close()
+    assert 5 <= len(record.roots) <= 30 and len(record.root_scores) == len(record.roots)
+    assert np.array_equal(record.roots[0], start)  # 1st move of a game: never a capture
+    assert not any(in_check(s) for s in record.roots)
