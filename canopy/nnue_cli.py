@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from canopy.arguments import emit_json
+from canopy.progress import Bar
 
 
 def _command(args: argparse.Namespace, config: Any, out: Path) -> str:
@@ -26,7 +27,6 @@ def _command(args: argparse.Namespace, config: Any, out: Path) -> str:
 
 
 def cmd_train_nnue(args: argparse.Namespace) -> int:
-    from canopy.train_cli import Bar
     from engine.learn.nnue_run import Run, RunConfig, RunError
 
     if args.game != "chess":

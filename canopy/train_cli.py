@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from canopy.arguments import emit_json, nonnegative_int, positive_int
+from canopy.progress import Bar
 
 
 def _positive_seconds(text: str) -> float:
@@ -21,31 +21,6 @@ def _positive_seconds(text: str) -> float:
     if not (value > 0 and math.isfinite(value)):
         raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text}")
     return value
-
-
-class Bar:
-    """One progress line on a terminal (redrawn in place); a line per phase otherwise."""
-
-    def __init__(self, stream: Any) -> None:
-        self.stream = stream
-        self.tty = stream.isatty()
-        self.start = time.monotonic()
-        self.phase = ""
-
-    def __call__(self, phase: str, done: int, total: int) -> None:
-        elapsed = time.monotonic() - self.start
-        clock = f"{int(elapsed // 60)}m{int(elapsed % 60):02d}s"
-        if self.tty:
-            width = 24
-            filled = width * done // max(total, 1)
-            bar = "#" * filled + "-" * (width - filled)
-            print(f"\r{phase:<22} [{bar}] {done}/{total} {clock}  ", end="",
-                  file=self.stream, flush=True)  # fmt: skip
-            if done >= total:
-                print(file=self.stream, flush=True)
-        elif (done >= total or phase != self.phase) and done >= total:
-            print(f"{phase}: {done}/{total} ({clock})", file=self.stream, flush=True)
-        self.phase = phase
 
 
 def cmd_train(args: argparse.Namespace) -> int:
