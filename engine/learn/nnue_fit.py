@@ -63,7 +63,8 @@ class FitConfig:
     batch: int = 8192
     lr: float = 2e-3
     lam: float = 0.3  # the game's result's share of the target
-    holdout: float = 0.03  # positions held out to measure the fit
+    holdout: int = 32  # one game in this many held out (all its positions) to measure the fit
+    weight_decay: float = 0.0  # AdamW's pull of every weight towards 0
     seed: int = 1
     threads: int = 2
 
@@ -74,7 +75,8 @@ class FitConfig:
             ("batch", self.batch >= 1, "at least 1"),
             ("lr", 0 < self.lr < 1, "between 0 and 1"),
             ("lam", 0.0 <= self.lam <= 1.0, "0..1"),
-            ("holdout", 0.0 <= self.holdout < 0.5, "0..0.5"),
+            ("holdout", self.holdout == 0 or self.holdout >= 2, "0 (none) or 2 or more"),
+            ("weight_decay", 0.0 <= self.weight_decay < 1.0, "0..1"),
         )
         for name, ok, allowed in checks:
             if not ok:
@@ -215,14 +217,18 @@ def fit(
     started = time.monotonic()
     us, them, target = tensors(records, config.lam)
     rng = np.random.default_rng(config.seed)
-    order = rng.permutation(len(records))
-    n_held = min(len(records) - 1, max(1, round(len(records) * config.holdout)))
-    if config.holdout == 0:
-        n_held = 0
-    held, train = order[:n_held], order[n_held:]
+    # Held out by game, not by position: positions of one game are alike, and a position
+    # held out beside its neighbours in training would flatter the fit.
+    if config.holdout:
+        out = records["game"].astype(np.int64) % config.holdout == config.holdout - 1
+    else:
+        out = np.zeros(len(records), dtype=bool)
+    held, train = np.flatnonzero(out), np.flatnonzero(~out)
+    if len(train) == 0:
+        raise FitError("every position is held out: too few games to train on")
     t_us, t_them, t_target = (torch.from_numpy(a) for a in (us, them, target))
     net = _model(torch, config.hidden, config.seed)
-    optimiser = torch.optim.Adam(net.parameters(), lr=config.lr)
+    optimiser = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     steps = config.epochs * math.ceil(len(train) / config.batch)
     schedule = torch.optim.lr_scheduler.OneCycleLR(
         optimiser, max_lr=config.lr, total_steps=max(1, steps), pct_start=0.1
@@ -258,7 +264,8 @@ def fit(
             running += float(loss.detach()) * len(idx)
         net.eval()
         result.train_loss.append(running / max(1, len(train)))
-        result.held_loss.append(loss_of(held))
+        if len(held):
+            result.held_loss.append(loss_of(held))
         if progress:
             progress("epochs", epoch + 1, config.epochs)
     result.seconds = time.monotonic() - started

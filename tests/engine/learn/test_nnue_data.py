@@ -142,3 +142,26 @@ def test_a_game_records_the_quiet_positions_it_passed_through() -> None:
     assert 5 <= len(record.roots) <= 30 and len(record.root_scores) == len(record.roots)
     assert np.array_equal(record.roots[0], start)  # 1st move of a game: never a capture
     assert not any(in_check(s) for s in record.roots)
+
+
+def test_a_local_dask_cluster_writes_the_same_shards_as_the_local_pool(tmp_path: Path) -> None:
+    import os
+
+    if not os.environ.get("CI"):
+        pytest.importorskip("distributed", reason="the optional extra canopy[cluster]")
+    from engine.learn.cluster import ClusterPool
+
+    config = DataConfig(nodes=60, games_per_shard=3, random_plies=4, max_plies=30, seed=5)
+    pool = Pool(1)
+    try:
+        generate(tmp_path / "pool", config, 1, pool)
+    finally:
+        pool.close()
+    cluster = ClusterPool.connect("local", 2, 30.0)
+    try:
+        generate(tmp_path / "dask", config, 1, cluster)
+    finally:
+        cluster.close()
+    pooled = shard_path(tmp_path / "pool", 0).read_bytes()
+    assert len(pooled) > 1000
+    assert shard_path(tmp_path / "dask", 0).read_bytes() == pooled

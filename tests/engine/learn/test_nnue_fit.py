@@ -36,7 +36,9 @@ def positions(count: int, seed: int = 3) -> np.ndarray:
         states.append(s.copy())
     states_a = np.array(states)
     scores = np.array([squash(centipawns(s)) for s in states_a])
-    return unique(pack_record(GameRecord(states_a, scores, 0.5, len(states)), 0))
+    rows = unique(pack_record(GameRecord(states_a, scores, 0.5, len(states)), 0))
+    rows["game"] = np.arange(len(rows)) % 100  # as many games: some are held out
+    return rows
 
 
 def test_training_inputs_sum_to_the_searchs_accumulators() -> None:
@@ -57,7 +59,7 @@ def test_training_inputs_sum_to_the_searchs_accumulators() -> None:
 
 def test_the_fit_learns_and_the_quantised_network_matches_the_float_one() -> None:
     records = positions(3000)
-    config = FitConfig(hidden=16, epochs=6, batch=256, lr=5e-3, lam=0.0, holdout=0.1)
+    config = FitConfig(hidden=16, epochs=6, batch=256, lr=5e-3, lam=0.0, holdout=10)
     result = fit(records, config, command="test", meta={"data": "random games"})
     assert result.held_loss[-1] < result.held_loss[0]
     assert result.train_loss[-1] < 0.5 * result.train_loss[0]
