@@ -49,7 +49,18 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numba import njit
 
-from engine.core.state import BLACK_BB, KING, PLY, TURN, WHITE_BB
+from engine.core.state import (
+    BLACK_BB,
+    EP,
+    HASH,
+    KING,
+    NO_SQUARE,
+    PLY,
+    STATE_SIZE,
+    TURN,
+    WHITE_BB,
+)
+from engine.core.zobrist import full_hash
 from engine.errors import CanopyError
 from engine.files import write_bytes_atomic
 
@@ -207,6 +218,32 @@ def unpack_boards(occ: np.ndarray, pieces: np.ndarray, board: np.ndarray) -> Non
                 byte = pieces[i, k >> 1]
                 board[i, sq] = (byte >> 4) if k & 1 else (byte & 15)
                 k += 1
+
+
+@njit(cache=True, nogil=True)
+def _states(occ: np.ndarray, pieces: np.ndarray, stm: np.ndarray, out: np.ndarray) -> None:
+    board = np.empty((occ.shape[0], 64), dtype=np.int64)
+    unpack_boards(occ, pieces, board)
+    for i in range(occ.shape[0]):
+        out[i, EP] = NO_SQUARE
+        out[i, TURN] = stm[i]
+        for sq in range(64):
+            code = board[i, sq]
+            if code >= 0:
+                bit = np.uint64(1) << np.uint64(sq)
+                out[i, code % 6] |= bit
+                out[i, WHITE_BB + code // 6] |= bit
+
+
+def states_of(records: np.ndarray) -> np.ndarray:
+    """The chess positions the records hold (pieces and side to move; no castling rights
+    or en-passant square, which a record does not keep), with their Zobrist keys."""
+    out = np.zeros((len(records), STATE_SIZE), dtype=np.uint64)
+    _states(np.ascontiguousarray(records["occ"]), np.ascontiguousarray(records["pieces"]),
+            np.ascontiguousarray(records["stm"]), out)  # fmt: skip
+    for s in out:
+        s[HASH] = full_hash(s)
+    return out
 
 
 def unique(records: np.ndarray) -> np.ndarray:

@@ -90,6 +90,7 @@ class FitResult:
     held_loss: list[float] = field(default_factory=list)
     seconds: float = 0.0
     positions: int = 0
+    best_epoch: int = 0  # the epoch kept (lowest held-out loss); 0: the last, none held out
 
 
 @njit(cache=True, nogil=True)
@@ -134,6 +135,16 @@ def tensors(records: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray, np
     result = (records["result"].astype(np.float64) + 1.0) / 2.0
     target = lam * result + (1.0 - lam) * (score + 1.0) / 2.0
     return us, them, target.astype(np.float32)
+
+
+def _load_start(torch: Any, net: Any, w: NNUEWeights) -> None:
+    """The float network set to the quantised one ``w`` (training goes on from it)."""
+    with torch.no_grad():
+        net.ft.weight[:INPUTS] = torch.from_numpy(w.ft_weight.astype(np.float32) / w.qa)
+        net.ft_bias.copy_(torch.from_numpy(w.ft_bias.astype(np.float32) / w.qa))
+        net.psqt.weight[:INPUTS, 0] = torch.from_numpy(w.psqt.astype(np.float32) / w.qp)
+        net.out.weight[0] = torch.from_numpy(w.out_weight.astype(np.float32))
+        net.out.bias.fill_(w.out_bias)
 
 
 def _model(torch: Any, hidden: int, seed: int) -> Any:
@@ -207,8 +218,12 @@ def fit(
     progress: Callable[[str, int, int], None] | None = None,
     command: str = "",
     meta: dict[str, Any] | None = None,
+    start: NNUEWeights | None = None,
 ) -> FitResult:
-    """Train a network on ``records`` (:data:`engine.learn.nnue_data.RECORD` rows)."""
+    """Train a network on ``records`` (:data:`engine.learn.nnue_data.RECORD` rows), from
+    ``start`` (a network of the same size) or from scratch. With games held out, the
+    network returned is the epoch's with the lowest held-out loss (early stopping: past
+    it the network learns the training games, not chess)."""
     config.check()
     if len(records) < 2:
         raise FitError(f"{len(records)} positions are too few to train on")
@@ -228,12 +243,19 @@ def fit(
         raise FitError("every position is held out: too few games to train on")
     t_us, t_them, t_target = (torch.from_numpy(a) for a in (us, them, target))
     net = _model(torch, config.hidden, config.seed)
+    if start is not None:
+        if start.hidden != config.hidden:
+            raise FitError(
+                f"the start network has {start.hidden} hidden units, not {config.hidden}"
+            )
+        _load_start(torch, net, start)
     optimiser = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     steps = config.epochs * math.ceil(len(train) / config.batch)
     schedule = torch.optim.lr_scheduler.OneCycleLR(
         optimiser, max_lr=config.lr, total_steps=max(1, steps), pct_start=0.1
     )
     result = FitResult(weights=quantise(net))
+    best_state: dict[str, Any] = {}
 
     def loss_of(rows: np.ndarray) -> float:
         if len(rows) == 0:
@@ -266,8 +288,13 @@ def fit(
         result.train_loss.append(running / max(1, len(train)))
         if len(held):
             result.held_loss.append(loss_of(held))
+            if result.held_loss[-1] <= min(result.held_loss):
+                best_state = {k: v.clone() for k, v in net.state_dict().items()}
+                result.best_epoch = epoch + 1
         if progress:
             progress("epochs", epoch + 1, config.epochs)
+    if result.best_epoch:
+        net.load_state_dict(best_state)
     result.seconds = time.monotonic() - started
     result.positions = len(records)
     info = dict(meta or {})
@@ -276,6 +303,7 @@ def fit(
         batch=config.batch, seed=config.seed, positions=len(records),
         train_loss=[round(x, 6) for x in result.train_loss],
         held_loss=[round(x, 6) for x in result.held_loss],
+        best_epoch=result.best_epoch,
         fit_seconds=round(result.seconds, 1),
     )  # fmt: skip
     result.weights = quantise(net, command, info)
