@@ -19,7 +19,7 @@ def _command(args: argparse.Namespace, config: Any, out: Path) -> str:
              "--hidden", str(config.hidden), "--epochs", str(config.epochs),
              "--lam", str(config.lam), "--window", str(config.window),
              "--gate-games", str(config.gate_games),
-             "--gate-movetime", str(config.gate_movetime),
+             "--gate-movetime", str(config.gate_movetime), "--distill", str(config.distill),
              "--out", str(out), "--threads", str(args.threads)]  # fmt: skip
     if args.scheduler:
         parts += ["--scheduler", args.scheduler]
@@ -46,6 +46,7 @@ def cmd_train_nnue(args: argparse.Namespace) -> int:
         window=args.window or defaults.window,
         gate_games=args.gate_games or defaults.gate_games,
         gate_movetime=args.gate_movetime or defaults.gate_movetime,
+        distill=defaults.distill if args.distill is None else args.distill,
     )
     out = Path(args.out or "train-nnue")
     command = _command(args, config, out)

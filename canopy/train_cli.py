@@ -33,7 +33,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
         return cmd_train_nnue(args)
     for flag, value in (("--epochs", args.epochs), ("--gate-movetime", args.gate_movetime),
-                        ("--window", args.window)):  # fmt: skip
+                        ("--window", args.window), ("--distill", args.distill)):  # fmt: skip
         if value is not None:
             raise TrainError(f"{flag} is for --model nnue")
     args.games = 200 if args.games is None else args.games
@@ -118,6 +118,11 @@ def add_train_command(command: Callable[[str, Any, str], argparse.ArgumentParser
     p.add_argument(
         "--window", type=positive_int, default=None,
         help="nnue: generations of positions a network learns from (default 2)",
+    )  # fmt: skip
+    p.add_argument(
+        "--distill", type=nonnegative_int, default=None, metavar="N",
+        help="nnue: generation 1 starts from the hand evaluation distilled into the network "
+        "on N positions (default 6000000; 0: from scratch)",
     )  # fmt: skip
     p.add_argument(
         "--gate-movetime", type=positive_int, default=None, metavar="MS",

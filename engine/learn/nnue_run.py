@@ -24,15 +24,18 @@ import json
 import shlex
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from engine.errors import CanopyError
 from engine.eval.nnue_weights import NNUEWeights, load, save
 from engine.files import write_bytes_atomic
 from engine.learn.nnue_data import DataConfig, generate
 from engine.learn.nnue_data import load as load_positions
+from engine.learn.nnue_distill import children
 from engine.learn.nnue_fit import FitConfig, fit
 
 Progress = Callable[[str, int, int], None]
@@ -56,6 +59,8 @@ class RunConfig:
     window: int = 2  # generations of positions a network is trained on
     gate_games: int = 60
     gate_movetime: int = 100  # ms a move in the gating match
+    distill: int = 6_000_000  # generation 1: hand-labelled children to start from (0: none)
+    distill_epochs: int = 3
 
     def check(self) -> None:
         checks = (
@@ -184,7 +189,9 @@ class Run:
         else:
             meta = {"generation": number, "data": [str(s) for s in sources],
                     "positions": len(records), "seed": c.seed, "nodes": c.nodes}  # fmt: skip
-            result = fit(records, c.fit_config(self.threads), self.progress, self.command, meta)
+            start = self.start(number, records, meta)
+            result = fit(records, c.fit_config(self.threads), self.progress, self.command, meta,
+                         start=start)  # fmt: skip
             net = result.weights
             path.parent.mkdir(parents=True, exist_ok=True)
             save(path, net)
@@ -202,6 +209,29 @@ class Run:
             "opponent": str(self.best() or "hand"),
             "accepted": accepted,
         }
+
+    def start(self, number: int, records: np.ndarray, meta: dict[str, Any]) -> NNUEWeights | None:
+        """Where generation ``number``'s training starts: the best network so far; for the
+        first, the hand evaluation distilled into a network (:mod:`engine.learn.nnue_distill`)."""
+        c = self.config
+        best = self.best()
+        if best is not None:
+            net = load(best)
+            if net.hidden == c.hidden:
+                meta["start"] = str(best)
+                return net
+        if not c.distill:
+            return None
+        kids = children(records, c.distill)
+        config = replace(c.fit_config(self.threads), epochs=c.distill_epochs, lam=0.0,
+                         batch=16384)  # fmt: skip
+        first = fit(kids, config, self.progress)
+        meta["start"] = "distilled"
+        meta["distilled"] = {
+            "positions": len(kids), "epochs": c.distill_epochs,
+            "held_loss": first.held_loss, "train_loss": first.train_loss,
+        }  # fmt: skip
+        return first.weights
 
     def gate(self, number: int, candidate: Path) -> dict[str, Any]:
         """The gating match's summary, played once (kept in ``gate.json``)."""

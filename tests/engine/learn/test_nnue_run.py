@@ -4,6 +4,7 @@ the best network carried forward, and a run that resumes instead of starting ove
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,8 @@ from engine.learn.train import Pool
 
 pytest.importorskip("torch", reason="the train extra (PyTorch) is not installed")
 
-CONFIG = RunConfig(games=4, nodes=60, hidden=8, epochs=2, gate_games=2)
+CONFIG = RunConfig(games=4, nodes=60, hidden=8, epochs=2, gate_games=2, distill=300,
+                   distill_epochs=1)  # fmt: skip
 
 
 def gate_scoring(score: float, calls: list[tuple[int, Path, Path | None]]) -> Any:
@@ -41,6 +43,7 @@ def test_a_generation_trains_on_its_positions_and_keeps_its_provenance(tmp_path:
     assert net.meta["data"] == [str(tmp_path / "gen-000" / "positions")]
     assert net.meta["gate"]["score"] == 0.75
     assert len(net.meta["train_loss"]) == 2
+    assert net.meta["start"] == "distilled" and net.meta["distilled"]["positions"] == 300
     manifest = json.loads((tmp_path / "gen-000" / "positions" / "data.json").read_text())
     assert manifest["settings"]["weights"] == "hand"
 
@@ -58,5 +61,5 @@ def test_a_rejected_network_leaves_the_best_and_a_resumed_run_plays_nothing_agai
                 lambda *a: None, gate_scoring(0.9, calls)).run(1)  # fmt: skip
     assert len(calls) == 1 and again["commands"] == ["first", "second"]
     with pytest.raises(RunError, match=r"other settings \(hidden\)"):
-        Run(tmp_path, RunConfig(games=4, nodes=60, hidden=16, epochs=2, gate_games=2),
+        Run(tmp_path, replace(CONFIG, hidden=16),
             lambda: Pool(1), 1, "", lambda *a: None)  # fmt: skip
