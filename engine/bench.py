@@ -292,6 +292,7 @@ def bench_nnue(quick: bool) -> list[BenchResult]:
     net, _ = shipped()
     arrays = kernel_arrays(net if net is not None else random_network(128))
     note = f"H = {arrays[0].shape[1] - 1}" + ("" if net else "; no network loaded: a random one")
+    batch_evaluate(line)  # compile or load
     calls, elapsed = _timed(lambda: batch_evaluate(line), seconds)
     hand = calls * len(line) / elapsed
     out = []

@@ -143,18 +143,18 @@ def update_with(
 def logit_with(
     acc: np.ndarray, us: int, out: np.ndarray, out_bias: float, qa: int, qp: int
 ) -> float:
-    """The network's logit for side ``us`` from both accumulators."""
+    """The network's logit for side ``us`` from both accumulators. Written without a
+    branch (the clip as a min and a max) so the compiler vectorises the loop: with an
+    ``if`` per unit it cost as much as the update itself."""
     h = out.shape[0] // 2
-    them = 1 - us
-    total = 0.0
+    a = acc[us]
+    b = acc[1 - us]
+    total = np.float32(0.0)
     for j in range(h):
-        x = acc[us, j]
-        if x > 0:
-            total += out[j] * (x if x < qa else qa)
-        y = acc[them, j]
-        if y > 0:
-            total += out[h + j] * (y if y < qa else qa)
-    return total / qa + out_bias + (acc[us, h] - acc[them, h]) / (2.0 * qp)
+        x = min(max(a[j], 0), qa)
+        y = min(max(b[j], 0), qa)
+        total += out[j] * np.float32(x) + out[h + j] * np.float32(y)
+    return float(total) / qa + out_bias + (a[h] - b[h]) / (2.0 * qp)
 
 
 @njit(cache=True, nogil=True)

@@ -190,8 +190,10 @@ class Run:
             meta = {"generation": number, "data": [str(s) for s in sources],
                     "positions": len(records), "seed": c.seed, "nodes": c.nodes}  # fmt: skip
             start = self.start(number, records, meta)
-            result = fit(records, c.fit_config(self.threads), self.progress, self.command, meta,
-                         start=start)  # fmt: skip
+            config = c.fit_config(self.threads)
+            if start is not None:  # a network that knows something: smaller steps
+                config = replace(config, lr=config.lr / 4)
+            result = fit(records, config, self.progress, self.command, meta, start=start)
             net = result.weights
             path.parent.mkdir(parents=True, exist_ok=True)
             save(path, net)
