@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from engine.errors import CanopyError
-from engine.files import read_npz, write_atomic
+from engine.files import provenance, read_npz, write_atomic
 
 FORMAT_VERSION = 1
 KIND = "nnue"
@@ -167,16 +167,12 @@ def load(path: Path) -> NNUEWeights:
             f"NNUE weights file {path} is for {str(arrays['game'])!r} with "
             f"{int(arrays['inputs'])} inputs; expected 'chess' with {INPUTS}; {FIX}"
         )
-    try:
-        meta = json.loads(str(arrays["meta"])) if "meta" in arrays else {}
-    except ValueError:
-        meta = {}
+    command, meta = provenance(arrays)
     w = NNUEWeights(
         ft_weight=arrays["ft_weight"], ft_bias=arrays["ft_bias"], psqt=arrays["psqt"],
         out_weight=arrays["out_weight"], out_bias=float(arrays["out_bias"]),
         qa=int(arrays["qa"]), qp=int(arrays["qp"]),
-        command=str(arrays["command"]) if "command" in arrays else "",
-        meta=meta if isinstance(meta, dict) else {},
+        command=command, meta=meta,
     )  # fmt: skip
     _check(w, f"file {path}")
     return w

@@ -9,17 +9,7 @@ import pytest
 
 from engine.eval.nnue_weights import NNUEWeightsError, load, save
 from engine.learn.nnue_fit import random_network
-
-
-def rewrite(path: Path, **changes: object) -> None:
-    with np.load(path) as data:
-        arrays = {key: data[key] for key in data.files}
-    for key, value in changes.items():
-        if value is None:
-            arrays.pop(key)
-        else:
-            arrays[key] = np.asarray(value)
-    np.savez(path, **arrays)
+from tests.engine.eval.npz import rewrite
 
 
 @pytest.fixture
