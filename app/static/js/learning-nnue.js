@@ -98,7 +98,7 @@ function drawHeat() {
   setText(
     $("nnue-heat-caption"),
     `Asked of the network itself: the two kings alone on e1 and e8, White to move, and the centipawns the NNUE's value for White changes by ${added}. ` +
-      `White plays up the board. Green: more than this map's average (${cpText(mean)} cp); red: less. The network learned every number here from self-play; nobody gave it piece values.`,
+      `White plays up the board. Green: more than this map's average (${cpText(mean)} cp); red: less. The network learned every number here from positions (the hand evaluation's scores, then self-play); no table of piece values is built in.`,
   );
 }
 
