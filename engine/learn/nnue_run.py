@@ -78,9 +78,12 @@ class RunConfig:
         return FitConfig(hidden=self.hidden, epochs=self.epochs, lam=self.lam, seed=self.seed,
                          threads=threads)  # fmt: skip
 
-    def data_config(self, weights: str) -> DataConfig:
-        return DataConfig(seed=self.seed, nodes=self.nodes, random_plies=self.random_plies,
-                          games_per_shard=self.per_shard, weights=weights)  # fmt: skip
+    def data_config(self, weights: str, number: int) -> DataConfig:
+        """Generation ``number``'s data: a seed of its own, so a generation played by the
+        same evaluation as the one before plays other games, not the same ones again."""
+        return DataConfig(seed=self.seed + 1000 * number, nodes=self.nodes,
+                          random_plies=self.random_plies, games_per_shard=self.per_shard,
+                          weights=weights)  # fmt: skip
 
     @property
     def per_shard(self) -> int:
@@ -170,7 +173,7 @@ class Run:
     def data(self, number: int, pool: Any) -> dict[str, Any]:
         """Generation ``number``'s positions, played by the best network so far."""
         best = self.best()
-        config = self.config.data_config(_digest(best) if best else "hand")
+        config = self.config.data_config(_digest(best) if best else "hand", number)
         return generate(
             self.gen_dir(number) / "positions", config, self.config.shards, pool, best,
             self.command, self.progress,

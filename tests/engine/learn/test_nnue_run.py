@@ -60,6 +60,8 @@ def test_a_rejected_network_leaves_the_best_and_a_resumed_run_plays_nothing_agai
     again = Run(tmp_path, CONFIG, lambda: pytest.fail("no games to play"), 1, "second",
                 lambda *a: None, gate_scoring(0.9, calls)).run(1)  # fmt: skip
     assert len(calls) == 1 and again["commands"] == ["first", "second"]
+    # a second generation played by the same (hand) evaluation plays other games
+    assert CONFIG.data_config("hand", 1).seed != CONFIG.data_config("hand", 0).seed
     with pytest.raises(RunError, match=r"other settings \(hidden\)"):
         Run(tmp_path, replace(CONFIG, hidden=16),
             lambda: Pool(1), 1, "", lambda *a: None)  # fmt: skip
