@@ -17,7 +17,7 @@ setup: $(STAMP) $(ASSETS)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,cluster]'  # cluster: the Dask tests run too
+	$(BIN)/pip install --quiet -e '.[dev,cluster,train]'  # the Dask and training tests run too
 	touch $(STAMP)
 
 $(ASSETS): package.json package-lock.json scripts/build-assets.mjs

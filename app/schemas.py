@@ -650,10 +650,12 @@ class EvaluationsRequest(_Strict):
 
 
 class EvalPairOut(BaseModel):
-    """Two static evaluations in [-1, 1]; ``learned`` is null without a learned evaluation."""
+    """Static evaluations in [-1, 1]; ``learned`` is null without a learned evaluation,
+    ``nnue`` without a network (always in knight chess)."""
 
     hand: float
     learned: float | None
+    nnue: float | None = None
 
 
 class MoveEvals(EvalPairOut):
@@ -670,6 +672,34 @@ class Evaluations(BaseModel):
     message: str | None  # why not, when it did not
     position: EvalPairOut
     moves: list[MoveEvals]
+    nnue: bool = False  # the NNUE answered (chess with a network)
+    nnue_message: str | None = None  # why not, when it did not
+
+
+class PieceContributionOut(BaseModel):
+    """One piece's worth in centipawns for the side to move: the position's value with it
+    minus without it, under each evaluation (null: a king, or no network)."""
+
+    square: str
+    piece: str  # FEN letter: upper case White
+    hand: float | None
+    nnue: float | None
+
+
+class NNUEPosition(BaseModel):
+    """Response of ``GET /api/learning/nnue/position``: what the NNUE adds over the hand
+    evaluation in one chess position, every number for its side to move (``turn``)."""
+
+    fen: str
+    turn: Literal["white", "black"]
+    available: bool  # a network answered
+    message: str | None  # why not, when it did not
+    hand_cp: float
+    hand_eval: float  # [-1, 1], as a search with eval=hand sees it
+    nnue_cp: float | None
+    nnue_eval: float | None
+    difference_cp: float | None  # nnue_cp - hand_cp
+    pieces: list[PieceContributionOut]  # a8 … h1
 
 
 # ---------------------------------------------------------------- analyses

@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from canopy.arguments import emit_json, nonnegative_int, positive_int
+from canopy.progress import Bar
 
 
 def _positive_seconds(text: str) -> float:
@@ -23,36 +23,23 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
-class Bar:
-    """One progress line on a terminal (redrawn in place); a line per phase otherwise."""
-
-    def __init__(self, stream: Any) -> None:
-        self.stream = stream
-        self.tty = stream.isatty()
-        self.start = time.monotonic()
-        self.phase = ""
-
-    def __call__(self, phase: str, done: int, total: int) -> None:
-        elapsed = time.monotonic() - self.start
-        clock = f"{int(elapsed // 60)}m{int(elapsed % 60):02d}s"
-        if self.tty:
-            width = 24
-            filled = width * done // max(total, 1)
-            bar = "#" * filled + "-" * (width - filled)
-            print(f"\r{phase:<22} [{bar}] {done}/{total} {clock}  ", end="",
-                  file=self.stream, flush=True)  # fmt: skip
-            if done >= total:
-                print(file=self.stream, flush=True)
-        elif (done >= total or phase != self.phase) and done >= total:
-            print(f"{phase}: {done}/{total} ({clock})", file=self.stream, flush=True)
-        self.phase = phase
-
-
 def cmd_train(args: argparse.Namespace) -> int:
     from engine.learn.chessnet import DEFAULT_HIDDEN
     from engine.learn.ntuple import DEFAULT_TUPLES
     from engine.learn.train import TrainConfig, Trainer, TrainError, command_line
 
+    if args.model == "nnue":
+        from canopy.nnue_cli import cmd_train_nnue
+
+        return cmd_train_nnue(args)
+    for flag, value in (("--epochs", args.epochs), ("--gate-movetime", args.gate_movetime),
+                        ("--window", args.window), ("--distill", args.distill)):  # fmt: skip
+        if value is not None:
+            raise TrainError(f"{flag} is for --model nnue")
+    args.games = 200 if args.games is None else args.games
+    args.nodes = 1500 if args.nodes is None else args.nodes
+    args.lam = 0.7 if args.lam is None else args.lam
+    args.gate_games = 40 if args.gate_games is None else args.gate_games
     other = "--tuples" if args.tuples is not None else "--fit-contact" if args.fit_contact else ""
     if args.game == "chess" and other:
         raise TrainError(f"{other} is for knight chess's N-tuple network; chess takes --hidden")
@@ -102,7 +89,13 @@ def add_train_command(command: Callable[[str, Any, str], argparse.ArgumentParser
         cmd_train,
         "train the game's learned evaluation by self-play: self-play, fit, gating match",
     )
-    p.add_argument("--games", type=positive_int, default=200, help="self-play games a generation")
+    p.add_argument(
+        "--model", choices=("learned", "nnue"), default="learned",
+        help="learned: the game's learned evaluation (eval=learned); nnue: chess's network "
+        "over the pieces on their squares (eval=nnue; docs/learning.md)",
+    )  # fmt: skip
+    p.add_argument("--games", type=positive_int, default=None,
+                   help="self-play games a generation (default 200; nnue 12800)")  # fmt: skip
     p.add_argument("--generations", type=positive_int, default=5)
     p.add_argument("--seed", type=nonnegative_int, default=1)
     p.add_argument("--out", default=None, metavar="DIR",
@@ -118,8 +111,24 @@ def add_train_command(command: Callable[[str, Any, str], argparse.ArgumentParser
     )  # fmt: skip
     p.add_argument("--scheduler-timeout", type=_positive_seconds, default=10.0, metavar="S",
                    help="seconds to reach the scheduler and find a worker")  # fmt: skip
-    p.add_argument("--nodes", type=positive_int, default=1500, help="alphabeta nodes a move")
-    p.add_argument("--gate-games", type=positive_int, default=40,
+    p.add_argument("--nodes", type=positive_int, default=None,
+                   help="alphabeta nodes a move (default 1500; nnue 5000)")  # fmt: skip
+    p.add_argument("--epochs", type=positive_int, default=None,
+                   help="nnue: passes over the positions (default 12)")  # fmt: skip
+    p.add_argument(
+        "--window", type=positive_int, default=None,
+        help="nnue: generations of positions a network learns from (default 2)",
+    )  # fmt: skip
+    p.add_argument(
+        "--distill", type=nonnegative_int, default=None, metavar="N",
+        help="nnue: generation 1 starts from the hand evaluation distilled into the network "
+        "on N positions (default 6000000; 0: from scratch)",
+    )  # fmt: skip
+    p.add_argument(
+        "--gate-movetime", type=positive_int, default=None, metavar="MS",
+        help="nnue: the gating match's time a move (default 100 ms)",
+    )  # fmt: skip
+    p.add_argument("--gate-games", type=positive_int, default=None,
                    help="gating games a generation (even)")  # fmt: skip
     p.add_argument(
         "--gate-algo", choices=tuple(ALGORITHMS), default=None,
@@ -137,8 +146,9 @@ def add_train_command(command: Callable[[str, Any, str], argparse.ArgumentParser
         "and some of their children, LAM x result + the rest a 1-ply quiescence score: for "
         "searches whose leaves are not settled, uct-minimax and bfms leaf=static)",
     )  # fmt: skip
-    p.add_argument("--lam", type=float, default=0.7, metavar="LAM",
-                   help="blend: the result's share; td: lambda (0..1, default 0.7)")  # fmt: skip
+    p.add_argument("--lam", type=float, default=None, metavar="LAM",
+                   help="blend and nnue: the result's share; td: lambda (0..1, default 0.7; "
+                   "nnue 0.3)")  # fmt: skip
     p.add_argument(
         "--tuples",
         choices=sorted(TUPLE_SETS),

@@ -257,6 +257,76 @@ def bench_learned(quick: bool) -> list[BenchResult]:
     return out
 
 
+def _game_lines(count: int, plies: int) -> np.ndarray:
+    """``count`` seeded random chess games of ``plies`` plies from the match openings, one
+    position after another (what a search's line looks like to an incremental update)."""
+    from engine.core.games import legal_moves, make_move, status
+    from engine.core.state import MAX_MOVES, ONGOING
+
+    rng = np.random.default_rng(5)
+    moves = np.zeros(MAX_MOVES, dtype=np.int32)
+    out = []
+    for start in _positions("chess", count):
+        s = start.copy()
+        for _ in range(plies):
+            out.append(s.copy())
+            n = legal_moves(s, moves)
+            if status(s, n) != ONGOING:
+                break
+            make_move(s, int(moves[rng.integers(n)]))
+    return np.array(out)
+
+
+def bench_nnue(quick: bool) -> list[BenchResult]:
+    """The NNUE's cost in chess: evaluations per second with the accumulator updated from
+    the previous position and summed afresh, beside the hand evaluation on the same
+    positions; and, with a network loaded, ``alphabeta`` nodes and ``mcts`` iterations per
+    second with ``eval=nnue`` beside ``eval=hand``."""
+    from engine.eval.evaluate import batch_evaluate
+    from engine.eval.nnue import kernel_arrays, line_logits_with
+    from engine.eval.nnue_weights import shipped
+    from engine.learn.nnue_fit import random_network
+
+    seconds = 0.3 if quick else 1.5
+    line = _game_lines(40, 60)
+    net, _ = shipped()
+    arrays = kernel_arrays(net if net is not None else random_network(128))
+    note = f"H = {arrays[0].shape[1] - 1}" + ("" if net else "; no network loaded: a random one")
+    batch_evaluate(line)  # compile or load
+    calls, elapsed = _timed(lambda: batch_evaluate(line), seconds)
+    hand = calls * len(line) / elapsed
+    out = []
+    for label, incremental in (("updated", True), ("fresh", False)):
+
+        def run(i: bool = incremental) -> float:
+            return float(line_logits_with(line, i, *arrays))
+
+        run()  # compile or load
+        calls, elapsed = _timed(run, seconds)
+        rate = calls * len(line) / elapsed
+        out.append(
+            _result(
+                f"chess nnue evaluations ({label})", rate, "calls/s", hand,
+                note=f"{1e9 / rate:.0f} ns a call; {note}", label="eval=hand",
+            )
+        )  # fmt: skip
+    if net is None:
+        return out
+    searches = (("alphabeta", 400_000, "nodes/s"), ("mcts", 15_000, "iterations/s"))
+    for algorithm, budget, unit in searches:
+        n = budget // 5 if quick else budget
+        base = _controller_rate(algorithm, 1, n, "chess", {"eval": "hand"})
+        rate = _controller_rate(algorithm, 1, n, "chess", {"eval": "nnue"})
+        out.append(
+            _result(
+                f"{algorithm} eval=nnue (chess start)", rate, unit, base,
+                note=f"baseline is {algorithm} with eval=hand: the share of its speed kept",
+                label="eval=hand",
+            )
+        )  # fmt: skip
+    return out
+
+
 BENCHMARKS: dict[str, Callable[[bool], BenchResult | list[BenchResult]]] = {
     "perft": bench_perft,
     "chess-playouts": lambda quick: bench_playouts("chess", quick),
@@ -266,6 +336,7 @@ BENCHMARKS: dict[str, Callable[[bool], BenchResult | list[BenchResult]]] = {
     "algorithms": bench_algorithms,
     "memory": bench_memory,
     "learned": bench_learned,
+    "nnue": bench_nnue,
 }
 
 

@@ -9,12 +9,13 @@ deep in a loader.
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 import zipfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -34,6 +35,15 @@ def write_atomic(path: Path, write: Callable[[BinaryIO], None]) -> None:
         raise
 
 
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """:func:`write_atomic` of ``data``."""
+
+    def write(out: BinaryIO) -> None:
+        out.write(data)
+
+    write_atomic(path, write)
+
+
 def read_npz(
     path: Path, needed: Iterable[str], label: str, fix: str, error: type[Exception]
 ) -> dict[str, np.ndarray]:
@@ -50,3 +60,14 @@ def read_npz(
     if missing:
         raise error(f"{label} file {path} lacks {missing}; {fix}")
     return arrays
+
+
+def provenance(arrays: dict[str, np.ndarray]) -> tuple[str, dict[str, Any]]:
+    """A weights file's ``command`` and ``meta`` (JSON), each empty when absent or
+    unreadable: they say where the weights came from, and never stop a file loading."""
+    command = str(arrays["command"]) if "command" in arrays else ""
+    try:
+        meta = json.loads(str(arrays["meta"])) if "meta" in arrays else {}
+    except ValueError:
+        meta = {}
+    return command, meta if isinstance(meta, dict) else {}

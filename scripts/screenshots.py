@@ -345,6 +345,19 @@ def learning(s: Studio) -> None:
         s.shoot(page, name, full_page=True)
 
 
+@scene("learning-nnue.png")
+def learning_nnue(s: Studio) -> None:
+    """The chess Learning page's NNUE sections: the shipped network's heat map of a knight,
+    what it adds over hand in an Italian Game, and how it learned."""
+    page = s.page()
+    fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
+    page.goto(f"{s.base}/learning?game=chess&fen={fen.replace(' ', '%20')}")
+    page.wait_for_selector("body[data-state=ready][data-game=chess][data-nnue=ready]")
+    page.wait_for_selector("#nnue-position[data-state=ready]")
+    page.click("#nnue-heat [data-piece=knight]")
+    s.shoot(page, "learning-nnue.png", full_page=True)
+
+
 # ---------------------------------------------------------------- phones (test_mobile)
 
 

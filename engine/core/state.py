@@ -23,7 +23,8 @@ PLY = 12  # plies since the game's start: 2 * (fullmove - 1) + turn
 HASH = 13  # Zobrist key of the position
 GAME = 14  # CHESS or KNIGHT
 # Which static evaluation a search runs: HAND_EVAL (0, every state's default),
-# LEARNED_EVAL or SCALED_EVAL (the hand one, scaled in drawish chess endings). A search
+# LEARNED_EVAL, SCALED_EVAL (the hand one, scaled in drawish chess endings) or NNUE_EVAL
+# (the piece-square network, engine.eval.nnue). A search
 # sets it on its root; copy-make copies the whole array, so every state below the root
 # carries it and ``evaluate`` needs no other argument.
 EVAL = 15
@@ -31,7 +32,7 @@ STATE_SIZE = 16
 
 WHITE, BLACK = 0, 1
 CHESS, KNIGHT_CHESS = 0, 1
-HAND_EVAL, LEARNED_EVAL, SCALED_EVAL = 0, 1, 2
+HAND_EVAL, LEARNED_EVAL, SCALED_EVAL, NNUE_EVAL = 0, 1, 2, 3
 NO_SQUARE = 64
 
 # ---------------------------------------------------------------- int moves

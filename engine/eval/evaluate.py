@@ -40,6 +40,7 @@ from engine.core.state import (
     HAND_EVAL,
     KNIGHT_CHESS,
     LEARNED_EVAL,
+    NNUE_EVAL,
     SCALED_EVAL,
     TURN,
 )
@@ -52,6 +53,7 @@ from engine.eval.features import (
 )
 from engine.eval.learned_chess import learned_chess
 from engine.eval.learned_knight import learned_knight
+from engine.eval.nnue import nnue_fresh
 from engine.eval.scale import chess_scale
 from engine.eval.weights import shipped_weights
 
@@ -146,11 +148,16 @@ def evaluate_into(s: np.ndarray, f: np.ndarray) -> float:
     The state's ``EVAL`` slot chooses it: the hand evaluation (``squash(centipawns)``,
     the default), the scaled hand evaluation (the centipawns first scaled by how much of
     the lead the material and the fifty-move clock let be won in chess,
-    :mod:`engine.eval.scale`) or the game's learned one
-    (:mod:`engine.eval.learned_knight`, :mod:`engine.eval.learned_chess`). A search
+    :mod:`engine.eval.scale`), the game's learned one
+    (:mod:`engine.eval.learned_knight`, :mod:`engine.eval.learned_chess`) or the chess
+    network over the pieces on their squares (:mod:`engine.eval.nnue`; summed afresh
+    here — the alpha-beta searches update it incrementally instead,
+    :func:`engine.search.parts.alphabeta.evaluate_cached`). A search
     sets the slot on its root (:func:`with_eval`) and every state below inherits it by
     copy-make; the hand evaluation costs two comparisons more than it did alone.
     """
+    if s[EVAL] == NNUE_EVAL:
+        return nnue_fresh(s)
     if s[EVAL] == LEARNED_EVAL:
         if s[GAME] == KNIGHT_CHESS:
             return learned_knight(s)
@@ -171,7 +178,9 @@ def batch_evaluate(states: np.ndarray) -> np.ndarray:
 
 
 #: The ``eval`` parameter's choices and the ``EVAL`` slot value each sets.
-EVAL_SLOTS = {"hand": HAND_EVAL, "learned": LEARNED_EVAL, "scaled": SCALED_EVAL}
+EVAL_SLOTS = {
+    "hand": HAND_EVAL, "learned": LEARNED_EVAL, "scaled": SCALED_EVAL, "nnue": NNUE_EVAL,
+}  # fmt: skip
 
 
 def with_eval(state: np.ndarray, params: dict[str, object]) -> np.ndarray:

@@ -71,7 +71,7 @@ import numpy as np
 
 from engine.errors import CanopyError
 from engine.eval.names import FEATURES
-from engine.files import read_npz, write_atomic
+from engine.files import provenance, read_npz, write_atomic
 
 FORMAT_VERSION = 1
 KIND = "ntuple"  # knight chess's model
@@ -312,14 +312,8 @@ def load_weights(path: Path, game: str = "knight") -> AnyWeights:
             f"learned weights file {path}: {', '.join(floats)} must be floating point"
             f"{'' if game == 'chess' else ', tuples integers'}; {fix}"
         )
-    try:
-        meta = json.loads(str(arrays["meta"])) if "meta" in arrays else {}
-    except ValueError:
-        meta = {}
-    common: dict[str, Any] = {
-        "command": str(arrays["command"]) if "command" in arrays else "",
-        "meta": meta if isinstance(meta, dict) else {},
-    }
+    command, meta = provenance(arrays)
+    common: dict[str, Any] = {"command": command, "meta": meta}
     f = {key: np.asarray(arrays[key], dtype=np.float64) for key in floats}
     w: AnyWeights
     if game == "chess":

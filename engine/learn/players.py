@@ -22,12 +22,11 @@ reproducible.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import multiprocessing
 import os
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -106,16 +105,19 @@ class _ControllerEngine:
         self.controller: SearchController | None = None
 
     def new(self, state: np.ndarray, evaluation: int) -> None:
-        from engine.core.state import CHESS, GAME, LEARNED_EVAL
+        from engine.core.state import CHESS, GAME
+        from engine.eval.evaluate import EVAL_SLOTS
         from engine.rules.convert import state_to_fen
         from engine.search.controller import SearchController
+
+        names = {slot: name for name, slot in EVAL_SLOTS.items()}
 
         self.close()
         self.controller = SearchController(
             "chess" if int(state[GAME]) == CHESS else "knight",
             state_to_fen(state),
             algorithm=str(self.searcher.algorithm),
-            params={"eval": "learned" if evaluation == LEARNED_EVAL else "hand"},
+            params={"eval": names.get(evaluation, "hand")},
             tree_size=0,
         )
 
@@ -170,6 +172,17 @@ def _serve(conn: Connection, searcher: Searcher) -> None:
         engine.close()
 
 
+def is_nnue_file(path: Path) -> bool:
+    """Whether ``path`` is an NNUE weights file (else the learned evaluation's)."""
+    import zipfile
+
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return "kind" in data.files and str(data["kind"]) == "nnue"
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile):
+        return False  # the loader in the player names the problem
+
+
 def _set_environ(values: dict[str, str | None]) -> None:
     for key, value in values.items():
         if value is None:
@@ -195,19 +208,21 @@ class Player:
     """One child process playing with one weights file (or the shipped one)."""
 
     def __init__(self, weights: Path | None, searcher: Searcher) -> None:
-        from engine import USER_NUMBA_CACHE_DIR
-        from engine.eval.learned_weights import ENV_VAR
+        from engine import weights_cache_environment
+        from engine.eval import learned_weights, nnue_weights
 
         self.weights = weights
         ctx = multiprocessing.get_context("spawn")
         self.conn, child = ctx.Pipe()
         self.process = ctx.Process(target=_serve, args=(child, searcher), daemon=True)
-        changes = {ENV_VAR: None, "NUMBA_CACHE_DIR": USER_NUMBA_CACHE_DIR}
+        changes: dict[str, str | None] = {
+            learned_weights.ENV_VAR: None,
+            nnue_weights.ENV_VAR: None,
+            **weights_cache_environment(weights),
+        }
         if weights is not None:
-            changes[ENV_VAR] = str(Path(weights).resolve())
-        if USER_NUMBA_CACHE_DIR:
-            digest = hashlib.sha1(Path(weights).read_bytes() if weights else b"").hexdigest()
-            changes["NUMBA_CACHE_DIR"] = str(Path(USER_NUMBA_CACHE_DIR) / f"learned-{digest[:16]}")
+            var = nnue_weights.ENV_VAR if is_nnue_file(weights) else learned_weights.ENV_VAR
+            changes[var] = str(Path(weights).resolve())
         with environment(changes):  # the child inherits the environment at start
             self.process.start()
         child.close()
@@ -220,10 +235,9 @@ class Player:
                 f"a player process (weights {self.weights or 'shipped'}) died: {exc!r}"
             ) from None
 
-    def new_game(self, state: np.ndarray, learned: bool) -> None:
-        from engine.core.state import HAND_EVAL, LEARNED_EVAL
-
-        self.conn.send(("new", state, LEARNED_EVAL if learned else HAND_EVAL))
+    def new_game(self, state: np.ndarray, evaluation: int) -> None:
+        """A new game from ``state``, searched with the ``evaluation`` slot's evaluation."""
+        self.conn.send(("new", state, int(evaluation)))
         reply = self._recv()
         if reply != ("ok",):
             raise PlayerError(f"player refused a new game: {reply!r}")
@@ -254,7 +268,7 @@ class Side:
     """Who plays one colour: a player process and which evaluation it uses."""
 
     player: Player
-    learned: bool
+    evaluation: int  # the EVAL slot it searches with (HAND_EVAL, LEARNED_EVAL, NNUE_EVAL)
 
 
 @dataclass(frozen=True)
@@ -274,6 +288,11 @@ class GameRecord:
     scores: np.ndarray  # (n,) the search's score for the leaf's side to move, in [-1, 1]
     white: float  # White's score: 1, 0.5, 0
     plies: int = 0  # plies the game lasted
+    # The quiet positions the game passed through (not in check, the move chosen neither a
+    # capture nor a promotion) with the search's score there: the NNUE's data records
+    # them beside the leaves (engine.learn.nnue_data)
+    roots: np.ndarray = field(default_factory=lambda: np.zeros((0, 16), dtype=np.uint64))
+    root_scores: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 @dataclass(frozen=True)
@@ -285,8 +304,8 @@ class GameTask:
     start: np.ndarray  # (STATE_SIZE,) uint64: the opening after its random plies
     white: Path | None  # weights file of White's engine (None: the shipped build)
     black: Path | None
-    white_learned: bool  # White searches with the learned evaluation (else the hand one)
-    black_learned: bool
+    white_eval: int  # the EVAL slot White searches with (HAND_EVAL, LEARNED_EVAL, NNUE_EVAL)
+    black_eval: int
     max_plies: int
     searcher: Searcher  # both sides' search and its budget a move
 
@@ -299,8 +318,8 @@ def play_task(task: GameTask, white: Player, black: Player) -> GameRecord:
     """Play ``task`` with these engines (``black`` is ``white`` when ``task.one_engine``)."""
     return play_game(
         task.start,
-        Side(white, task.white_learned),
-        Side(black, task.black_learned),
+        Side(white, task.white_eval),
+        Side(black, task.black_eval),
         task.max_plies,
     )
 
@@ -324,20 +343,22 @@ def opening_state(fen: str, game: str, seed: int, index: int, random_plies: int)
 
 def play_game(start: np.ndarray, white: Side, black: Side, max_plies: int = 400) -> GameRecord:
     """Play from ``start`` to the end (the rules' end, or a draw after ``max_plies``)."""
-    from engine.core.games import legal_moves, make_move, result, status
-    from engine.core.state import HALFMOVE, HASH, MAX_MOVES, ONGOING, TURN
+    from engine.core.games import in_check, legal_moves, make_move, result, status
+    from engine.core.state import FLAG_CAPTURE, HALFMOVE, HASH, MAX_MOVES, ONGOING, TURN
 
     s = start.copy()
-    if white.player is black.player and white.learned != black.learned:
+    if white.player is black.player and white.evaluation != black.evaluation:
         raise ValueError("one player process plays both colours with one evaluation")
     players = [white.player] if white.player is black.player else [white.player, black.player]
-    players[0].new_game(s, white.learned)
+    players[0].new_game(s, white.evaluation)
     if len(players) == 2:
-        players[1].new_game(s, black.learned)
+        players[1].new_game(s, black.evaluation)
     buf = np.zeros(MAX_MOVES, dtype=np.int32)
     keys = [int(s[HASH])]
     states: list[np.ndarray] = []
     scores: list[float] = []
+    roots: list[np.ndarray] = []
+    root_scores: list[float] = []
     white_score = 0.5
     plies = 0
     while True:
@@ -353,6 +374,9 @@ def play_game(start: np.ndarray, white: Side, black: Side, max_plies: int = 400)
         if move not in buf[:n]:
             raise PlayerError(f"player chose an illegal move {move}")
         plies += 1
+        if not (move & FLAG_CAPTURE or (move >> 12) & 7) and not in_check(s):
+            roots.append(s.copy())
+            root_scores.append(max(-1.0, min(1.0, score)))
         leaf, flips = pv_leaf(s, pv, buf)
         if leaf is not None:
             states.append(leaf)
@@ -368,6 +392,8 @@ def play_game(start: np.ndarray, white: Side, black: Side, max_plies: int = 400)
         np.array(scores),
         white_score,
         plies,
+        np.array(roots, dtype=np.uint64).reshape(-1, start.shape[0]),
+        np.array(root_scores),
     )
 
 

@@ -59,6 +59,7 @@ from typing import Any, BinaryIO, Protocol
 
 import numpy as np
 
+from engine.core.state import HAND_EVAL, LEARNED_EVAL
 from engine.errors import CanopyError
 from engine.eval.learned_weights import (
     GAMES,
@@ -501,7 +502,7 @@ class Trainer:
         best = self.best_path()
         openings = self._openings()
         c = self.config
-        learned = best is not None
+        learned = LEARNED_EVAL if best is not None else HAND_EVAL
         tasks = []
         for index in range(c.games):
             start = opening_state(
@@ -602,7 +603,8 @@ class Trainer:
                 openings[(number * 104729 + pair) % len(openings)], c.game,
                 c.seed * 1_000_003 + 500_000 + number, pair, c.random_plies,
             )  # fmt: skip
-            cand, other = (candidate, True), (best, best is not None)
+            cand = (candidate, LEARNED_EVAL)
+            other = (best, LEARNED_EVAL if best is not None else HAND_EVAL)
             (white, wl), (black, bl) = (cand, other) if index % 2 == 0 else (other, cand)
             tasks.append(GameTask(start, white, black, wl, bl, c.max_plies, c.gate_searcher))
         records = pool.play(

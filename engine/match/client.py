@@ -10,6 +10,7 @@ so every wait has a timeout.
 
 from __future__ import annotations
 
+import os
 import queue
 import subprocess
 import threading
@@ -84,20 +85,35 @@ def parse_info(line: str, report: SearchReport) -> None:
 class UciClient:
     """One engine process spoken to over UCI."""
 
-    def __init__(self, argv: Sequence[str], name: str) -> None:
+    def __init__(
+        self, argv: Sequence[str], name: str, env: Sequence[tuple[str, str | None]] = ()
+    ) -> None:
         self.argv = list(argv)
         self.name = name
+        self.env = dict(env)  # the engine's environment changes (None: removed)
         self.options: dict[str, str] = {}  # announced option names (lower-case) → type line
         self.id_name = ""
         self._proc: subprocess.Popen[str] | None = None
         self._lines: queue.Queue[str | None] = queue.Queue()
 
     # ------------------------------------------------------------ process
+    def _environment(self) -> dict[str, str] | None:
+        if not self.env:
+            return None  # inherit ours
+        env = dict(os.environ)
+        for key, value in self.env.items():
+            if value is None:
+                env.pop(key, None)
+            else:
+                env[key] = value
+        return env
+
     def start(self, timeout: float = 60.0) -> None:
         """Launch the engine and complete the ``uci`` handshake."""
         try:
             self._proc = subprocess.Popen(
                 self.argv,
+                env=self._environment(),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,

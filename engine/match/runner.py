@@ -171,7 +171,7 @@ class _Seat:
         return client
 
     def _launch(self, spec: EngineSpec) -> UciClient:
-        client = UciClient(spec.argv, spec.name)
+        client = UciClient(spec.argv, spec.name, spec.env)
         client.start()
         for name, value in spec.options:
             if not client.has_option(name):

@@ -15,7 +15,9 @@ checked against their ranges for the game) plus these runner keys:
 * ``movetime`` — this engine's own time per move in ms; ``depth`` — a depth cap;
 * ``seed`` — a fixed seed (default: a different seed every game);
 * ``hash`` (alphabeta's table, MB) and ``node_budget`` (MCTS tree nodes);
-* ``name`` — the name in the PGN and the tables (default: the SPEC itself).
+* ``name`` — the name in the PGN and the tables (default: the SPEC itself);
+* ``nnue`` — a weights file for ``eval=nnue`` instead of the shipped network (so two
+  networks can play each other: ``alphabeta:eval=nnue,nnue=gen-002/nnue.npz``).
 
 Our engines run as ``python -m canopy uci`` child processes, exactly as a GUI
 would run them, so every match also exercises the UCI engine.
@@ -32,12 +34,13 @@ from __future__ import annotations
 import shlex
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from engine.errors import CanopyError
 from engine.search.registry import ALGORITHMS, get_algorithm, validate_params, validate_threads
 
 INTERNAL_KEYS = ("threads", "iterations", "nodes", "movetime", "depth", "seed", "hash",
-                 "node_budget", "name")  # fmt: skip
+                 "node_budget", "name", "nnue")  # fmt: skip
 EXTERNAL_KEYS = ("name", "movetime", "nodes", "depth")
 
 
@@ -75,6 +78,8 @@ class EngineSpec:
     internal: bool = False
     threads: int = 1
     fixed_seed: bool = False
+    # set in the engine process's environment (None: removed from it)
+    env: tuple[tuple[str, str | None], ...] = ()
 
 
 def _pairs(text: str, what: str) -> list[tuple[str, str]]:
@@ -119,7 +124,11 @@ def parse_spec(text: str, game: str = "chess") -> EngineSpec:
 def _internal(text: str, algorithm: str, pairs: list[tuple[str, str]], game: str) -> EngineSpec:
     keys = {k: v for k, v in pairs if k in INTERNAL_KEYS}
     params = {k: v for k, v in pairs if k not in INTERNAL_KEYS}
-    validated = validate_params(algorithm, params, game)  # raises with the allowed range
+    env = _network(text, keys.get("nnue"), params)
+    checked = {k: v for k, v in params.items() if not (env and k == "eval")}
+    validated = validate_params(algorithm, checked, game)  # raises with the allowed range
+    if env:
+        validated["eval"] = "nnue"
     threads = _positive("threads", keys["threads"], text) if "threads" in keys else 1
     validate_threads(algorithm, threads)
     options: list[tuple[str, str]] = [("Algorithm", algorithm), ("Threads", str(threads))]
@@ -153,7 +162,28 @@ def _internal(text: str, algorithm: str, pairs: list[tuple[str, str]], game: str
         internal=True,
         threads=threads,
         fixed_seed="seed" in keys,
+        env=env,
     )
+
+
+def _network(
+    text: str, path: str | None, params: dict[str, str]
+) -> tuple[tuple[str, str | None], ...]:
+    """The environment that gives the engine the NNUE file ``path`` (checked here, so a bad
+    file is refused before any game) and a kernel cache of its own, or none."""
+    if path is None:
+        return ()
+    from engine import weights_cache_environment
+    from engine.eval.nnue_weights import ENV_VAR, NNUEWeightsError, load
+
+    if params.get("eval") != "nnue":
+        raise SpecError(f"engine {text!r}: nnue=FILE is for eval=nnue; add eval=nnue")
+    try:
+        load(Path(path))
+    except NNUEWeightsError as exc:
+        raise SpecError(f"engine {text!r}: {exc}") from None
+    cache = weights_cache_environment(Path(path))
+    return ((ENV_VAR, str(Path(path).resolve())), *cache.items())
 
 
 def _external(text: str) -> EngineSpec:

@@ -98,8 +98,10 @@ EVAL_PARAM = ParamSpec(
     "learned (a network trained by self-play: knight chess an N-tuple network, chess a "
     "small network on the hand features; docs/learning.md) or scaled (chess: the hand "
     "evaluation with leads scaled down in drawish endings and as the fifty-move clock runs; "
-    "docs/algorithms.md)",
-    choices=("hand", "learned", "scaled"),
+    "docs/algorithms.md) or nnue (chess: a network over the pieces on their squares, "
+    "trained on Canopy's own games, updated incrementally as moves are made; "
+    "docs/learning.md)",
+    choices=("hand", "learned", "scaled", "nnue"),
 )
 
 
@@ -132,6 +134,15 @@ def validate(
                 raise InvalidParameterError(f"parameter 'eval' cannot be learned: {why}")
             # Only a default asked for it: the hand evaluation, which needs no file, serves.
             out[EVAL_PARAM.name] = "hand"
+    if out.get(EVAL_PARAM.name) == "nnue":
+        from engine.eval.nnue_weights import shipped as nnue_shipped
+
+        net, why = nnue_shipped()
+        if net is None or game != "chess":
+            if EVAL_PARAM.name in (given or {}):
+                reason = why if net is None else f"the network is for chess, not {game}"
+                raise InvalidParameterError(f"parameter 'eval' cannot be nnue: {reason}")
+            out[EVAL_PARAM.name] = "hand"  # a default only: as for learned above
     return out
 
 

@@ -1,8 +1,10 @@
-"""The learned evaluation's routes: ``GET /api/learning``, ``POST /api/evaluations``, ``/learning``.
+"""The learned evaluations' routes: ``GET /api/learning``, ``POST /api/evaluations``,
+``GET /api/learning/nnue/position``, ``/learning``.
 
-The weights come through the :func:`app.routes.learning.learned_weights` dependency; the
-tests override it with weights made here (both games), so they need no trained file and
-no recompile of the baked-in kernels.
+The weights come through the :func:`app.routes.learning.learned_weights` and
+:func:`app.routes.learning.nnue_weights` dependencies; the tests override them with
+weights made here (both games, and a random NNUE), so they need no trained file and no
+recompile of the baked-in kernels.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.routes.learning import learned_weights
+from app.routes.learning import CHESS_ONLY, learned_weights, nnue_weights
 from app.settings import Settings
 from engine.eval.compare import static_evaluations
 from engine.eval.learned_weights import (
@@ -28,14 +30,20 @@ from engine.eval.learned_weights import (
     save_weights,
     shipped_path,
 )
+from engine.eval.nnue_weights import NNUEWeights
 from engine.learn.chessnet import ChessModel
+from engine.learn.contributions import what_it_adds
+from engine.learn.nnue_heatmap import piece_square_maps, rounded
 from engine.learn.ntuple import Model, tuple_squares
 from engine.learn.report import learning_report
+from tests.engine.eval.test_nnue import random_network
 
 KNIGHT_START = "nnnnnnnn/nnnnnnnn/8/8/8/8/NNNNNNNN/NNNNNNNN w - - 0 1"
 MISSING = "learned weights file /nowhere/knight.npz is missing; train them"
 CHESS_MISSING = "learned weights file /nowhere/chess.npz is missing; train them"
 CHESS_START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+NNUE_MISSING = "NNUE weights file /nowhere/nnue-chess.npz is missing; train one"
+ITALIAN = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
 
 
 def gate(number: int, opponent: str, w: int, d: int, lose: int, accepted: bool) -> dict:
@@ -61,17 +69,38 @@ def trained_chess() -> ChessNetWeights:
     return model.unpack(theta, "canopy train --game chess --games 20 --out c", meta)
 
 
+def trained_nnue() -> NNUEWeights:
+    """A random network with a training record as ``canopy train --model nnue`` writes it,
+    two generations of gating matches added."""
+    net = random_network(hidden=16, seed=21)
+    meta = {"generation": 2, "positions": 41_000, "epochs": 3, "seed": 1, "date": "2026-12-07",
+            "train_loss": [0.0208, 0.0199, 0.0192], "held_loss": [0.0198, 0.0193, 0.0191],
+            "generations": [
+                {"number": 1, "score": 0.56, "elo": 42.0, "elo_ci95": [-10.0, 95.0],
+                 "positions": 20_000},
+                {"number": 2, "score": 0.45, "elo": -35.0, "elo_ci95": [-90.0, None],
+                 "positions": 41_000}]}  # fmt: skip
+    command = "canopy train --game chess --model nnue --generations 2 --out n2"
+    return NNUEWeights(**{**net.__dict__, "command": command, "meta": meta})
+
+
 @pytest.fixture
 def learned_client(settings: Settings) -> Iterator[TestClient]:
-    """An app whose learned weights are :func:`trained`'s and :func:`trained_chess`'s."""
+    """An app whose learned weights are :func:`trained`'s and :func:`trained_chess`'s, and
+    whose NNUE is :func:`trained_nnue`."""
     app = create_app(settings)
     weights = trained()
     chess_weights = trained_chess()
+    net = trained_nnue()
 
     async def override() -> dict:
         return {"chess": (chess_weights, ""), "knight": (weights, "")}
 
+    async def override_nnue() -> tuple:
+        return net, ""
+
     app.dependency_overrides[learned_weights] = override
+    app.dependency_overrides[nnue_weights] = override_nnue
     with TestClient(app) as c:
         yield c
 
@@ -84,7 +113,11 @@ def bare_client(settings: Settings) -> Iterator[TestClient]:
     async def override() -> dict:
         return {"chess": (None, CHESS_MISSING), "knight": (None, MISSING)}
 
+    async def override_nnue() -> tuple:
+        return None, NNUE_MISSING
+
     app.dependency_overrides[learned_weights] = override
+    app.dependency_overrides[nnue_weights] = override_nnue
     with TestClient(app) as c:
         yield c
 
@@ -240,3 +273,101 @@ def test_the_measured_note_follows_the_weights_not_the_file_name(tmp_path: Path)
     copied = load_weights(tmp_path / "chess.npz", "chess")
     assert learning_report("chess", copied, "")["note"] is None
     assert digest(copied) == digest(other) != digest(shipped)
+
+
+# ---------------------------------------------------------------- the NNUE
+
+
+def test_chess_learning_describes_the_nnue_its_maps_and_its_training_curve(
+    learned_client: TestClient,
+) -> None:
+    nnue = learned_client.get("/api/learning?game=chess").json()["nnue"]
+    assert nnue["available"] is True and nnue["why"] is None
+    assert nnue["hidden"] == 16 and nnue["parameters"] == trained_nnue().parameters
+    assert nnue["command"].startswith("canopy train --game chess --model nnue")
+    assert nnue["meta"]["positions"] == 41_000 and nnue["meta"]["date"] == "2026-12-07"
+    assert nnue["maps"] == rounded(piece_square_maps(trained_nnue()))
+    assert set(nnue["maps"]) == {"pawn", "knight", "bishop", "rook", "queen", "king"}
+    assert len(nnue["maps"]["knight"]["enemy"]) == 64
+    curve = nnue["curve"]
+    assert curve["train_loss"] == [0.0208, 0.0199, 0.0192] and len(curve["held_loss"]) == 3
+    first, second = curve["generations"]
+    assert (first["number"], first["elo"], first["low"], first["high"]) == (1, 42.0, -10.0, 95.0)
+    assert first["accepted"] is True and second["accepted"] is False
+    assert second["high"] is None  # an unbounded end stays unbounded
+
+
+def test_knight_learning_has_no_nnue(learned_client: TestClient) -> None:
+    assert learned_client.get("/api/learning?game=knight").json()["nnue"] is None
+
+
+def test_without_a_network_the_nnue_section_says_why_and_how_to_train_one(
+    bare_client: TestClient,
+) -> None:
+    nnue = bare_client.get("/api/learning?game=chess").json()["nnue"]
+    assert nnue["available"] is False and nnue["why"] == NNUE_MISSING
+    assert nnue["train"] == "canopy train --game chess --model nnue"
+    assert nnue["maps"] is None and nnue["curve"] is None
+
+
+def test_chess_evaluations_give_three_numbers(learned_client: TestClient) -> None:
+    request = {"game": "chess", "fen": ITALIAN, "moves": ["f3g5", "e1g1"]}
+    body = learned_client.post("/api/evaluations", json=request).json()
+    expected = static_evaluations("chess", ITALIAN, ["f3g5", "e1g1"], None, trained_nnue())
+    assert body["nnue"] is True and body["nnue_message"] is None
+    assert body["position"]["nnue"] == pytest.approx(expected.position.nnue)
+    assert body["moves"][1]["nnue"] == pytest.approx(expected.moves[1][1].nnue)
+    assert isinstance(body["position"]["learned"], float)  # the other two are still there
+
+
+def test_the_nnue_number_is_null_with_its_reason_without_a_network_or_in_knight_chess(
+    learned_client: TestClient, bare_client: TestClient
+) -> None:
+    body = bare_client.post("/api/evaluations", json={"game": "chess", "fen": ITALIAN}).json()
+    assert body["nnue"] is False and body["nnue_message"] == NNUE_MISSING
+    assert body["position"]["nnue"] is None
+    knight = {"game": "knight", "fen": KNIGHT_START, "moves": ["b1c3"]}
+    body = learned_client.post("/api/evaluations", json=knight).json()
+    assert body["nnue"] is False and body["nnue_message"] == CHESS_ONLY
+    assert body["moves"][0]["nnue"] is None
+
+
+def test_what_the_nnue_adds_in_a_position_piece_by_piece(learned_client: TestClient) -> None:
+    body = learned_client.get("/api/learning/nnue/position", params={"fen": ITALIAN}).json()
+    expected = what_it_adds(ITALIAN, trained_nnue())
+    assert body["available"] is True and body["turn"] == "white" and body["fen"] == ITALIAN
+    assert body["nnue_cp"] == pytest.approx(expected.nnue_cp)
+    assert body["difference_cp"] == pytest.approx(expected.nnue_cp - expected.hand_cp)
+    assert len(body["pieces"]) == 32
+    knight = next(p for p in body["pieces"] if p["square"] == "f3")
+    f3 = next(p for p in expected.pieces if p.square == "f3")
+    assert knight["piece"] == "N" and knight["nnue"] == pytest.approx(f3.nnue)
+    assert knight["hand"] == pytest.approx(f3.hand)
+
+
+def test_the_position_defaults_to_the_start_and_works_without_a_network(
+    bare_client: TestClient,
+) -> None:
+    body = bare_client.get("/api/learning/nnue/position").json()
+    assert body["fen"] == CHESS_START and body["available"] is False
+    assert body["message"] == NNUE_MISSING and body["nnue_cp"] is None
+    assert isinstance(body["hand_cp"], float) and -1 <= body["hand_eval"] <= 1
+    assert all(p["nnue"] is None for p in body["pieces"])
+
+
+@pytest.mark.parametrize(
+    ("fen", "status", "code"),
+    [
+        ("not a fen", 400, "invalid_fen"),
+        ("8/8/8/8/8/8/8/8 w - - 0 1", 400, "invalid_fen"),  # no kings
+        (KNIGHT_START, 400, "invalid_fen"),  # a knight-chess position
+        ("x" * 121, 422, "bad_request"),
+        ("", 422, "bad_request"),
+    ],
+)
+def test_a_bad_position_is_refused_with_a_clear_message(
+    bare_client: TestClient, fen: str, status: int, code: str
+) -> None:
+    response = bare_client.get("/api/learning/nnue/position", params={"fen": fen})
+    assert response.status_code == status, response.text
+    assert response.json()["code"] == code and response.json()["message"]

@@ -8,8 +8,14 @@ here from a :class:`LearnedWeights` object, with a training record in the format
 ``canopy train`` writes (``engine.learn.train.Generation``), and the page must draw
 their learning curve and heat map — on a projector (large type) and on a 360 px phone.
 
-The weights file is written once to a fixed path in the numba cache's parent and reused:
-its bytes name the numba cache directory (engine/__init__.py), so a second run finds the
+The chess NNUE likewise: that server's ``CANOPY_NNUE_WEIGHTS`` names a random network saved
+here with a training record (loss per epoch, two gating matches), and the page must draw
+its heat map per piece, what it adds in a position and its curve, and the game page's
+toggle must show three numbers in chess; the server without learned weights has no NNUE
+either, and the page must say how to train one.
+
+The weights files are written once to a fixed path in the numba cache's parent and reused:
+their bytes name the numba cache directory (engine/__init__.py), so a second run finds the
 kernels compiled by the first.
 """
 
@@ -24,12 +30,14 @@ from typing import Any
 import numpy as np
 import pytest
 
+from engine.eval import nnue_weights
 from engine.eval.learned_weights import ENV_VAR, load_weights, save_weights
 from engine.learn.chessnet import ChessModel
 from engine.learn.ntuple import Model, tuple_squares
 from engine.learn.train import Generation
 from tests.browser.conftest import api_create, open_game, run_server
 from tests.browser.test_inside import selected_info, tab, visible_node
+from tests.engine.eval.test_nnue import random_network
 
 pytestmark = pytest.mark.browser
 
@@ -40,6 +48,7 @@ GATES = [(1, "hand", 25, 52, 23, True), (2, "gen-001", 16, 67, 17, False),
 COMMAND = "canopy train --game knight --games 800 --generations 3 --gate-games 100 --out k3"
 CHESS_COMMAND = "canopy train --game chess --games 800 --generations 3 --gate-games 100 --out c3"
 CHESS_MIDDLE = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
+NNUE_COMMAND = "canopy train --game chess --model nnue --generations 2 --out n2"
 
 
 def _records() -> list[dict[str, Any]]:
@@ -91,22 +100,46 @@ def chess_weights_file() -> Path:
     return path
 
 
+def nnue_file() -> Path:
+    """A chess NNUE (a random network of 16 units) with a training record, written once."""
+    path = _fixed_path("learning-view-nnue-v1.npz")
+    try:
+        nnue_weights.load(path)
+        return path
+    except ValueError:
+        pass
+    net = random_network(hidden=16, seed=31)
+    meta = {"generation": 2, "positions": 52_000, "epochs": 4, "seed": 1, "date": "2026-12-07",
+            "train_loss": [0.031, 0.024, 0.021, 0.019], "held_loss": [0.027, 0.023, 0.022, 0.022],
+            "generations": [
+                {"number": 1, "score": 0.61, "elo": 77.7, "elo_ci95": [12.0, 148.0],
+                 "positions": 26_000, "games": 60},
+                {"number": 2, "score": 0.47, "elo": -20.9, "elo_ci95": [-84.0, 41.0],
+                 "positions": 52_000, "games": 60}]}  # fmt: skip
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nnue_weights.save(path, nnue_weights.NNUEWeights(**{**net.__dict__, "command": NNUE_COMMAND,
+                                                        "meta": meta}))  # fmt: skip
+    return path
+
+
 @pytest.fixture(scope="module")
 def learned_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     data = tmp_path_factory.mktemp("learned-data")
     log = tmp_path_factory.mktemp("learned-log") / "server.log"
     both = f"{weights_file()}{os.pathsep}{chess_weights_file()}"
-    env = {ENV_VAR: both, "CANOPY_WARMUP": "false"}
+    env = {ENV_VAR: both, nnue_weights.ENV_VAR: str(nnue_file()), "CANOPY_WARMUP": "false"}
     with run_server(data, log, env) as base:
         yield base
 
 
 @pytest.fixture(scope="module")
 def bare_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A server without learned weights: ``CANOPY_LEARNED_WEIGHTS`` names a missing file."""
+    """A server without learned weights or an NNUE: ``CANOPY_LEARNED_WEIGHTS`` and
+    ``CANOPY_NNUE_WEIGHTS`` name missing files."""
     data = tmp_path_factory.mktemp("bare-data")
     log = tmp_path_factory.mktemp("bare-log") / "server.log"
-    env = {ENV_VAR: str(data / "missing.npz"), "CANOPY_WARMUP": "false"}
+    env = {ENV_VAR: str(data / "missing.npz"), nnue_weights.ENV_VAR: str(data / "none.npz"),
+           "CANOPY_WARMUP": "false"}  # fmt: skip
     with run_server(data, log, env) as base:
         yield base
 
@@ -252,7 +285,8 @@ def test_the_learning_page_fits_a_360_px_phone(learned_server: str, browser: Any
 
 def analyse_and_compare(page: Any, game: str, fen: str) -> Any:
     """Analyse the open game, turn the hand · learned toggle on, and check the first
-    root move's two numbers against ``/api/evaluations``; return that move's cell."""
+    root move's numbers (hand, learned, and the NNUE's where the server has one) against
+    ``/api/evaluations``; return that move's cell."""
     page.keyboard.press("Space")  # analyse (a fresh server compiles its kernels first)
     page.wait_for_function("() => Number(document.body.dataset.iterations) >= 50", timeout=240_000)
     page.keyboard.press("Space")
@@ -267,7 +301,10 @@ def analyse_and_compare(page: Any, game: str, fen: str) -> Any:
         " 'application/json'}, body: JSON.stringify(body)}).then((r) => r.json())",
         {"game": game, "fen": fen, "moves": [move]},
     )["moves"][0]
-    assert shown == [round(answer["hand"], 2), round(answer["learned"], 2)]
+    expected = [answer["hand"], answer["learned"]]
+    if answer["nnue"] is not None:
+        expected.append(answer["nnue"])
+    assert shown == [round(x, 2) for x in expected]
     return cell
 
 
@@ -328,11 +365,107 @@ def test_the_chess_learning_page_shows_each_features_weight(
     page.context.close()
 
 
-def test_hand_and_learned_side_by_side_in_a_chess_game(learned_server: str, browser: Any) -> None:
+def test_hand_learned_and_nnue_side_by_side_in_a_chess_game(
+    learned_server: str, browser: Any
+) -> None:
     page = new_page(browser, 1400, 900)
     game = api_create(learned_server, game="chess", human="both", fen=CHESS_MIDDLE)
     open_game(page, learned_server, game)
     page.locator("#opt-evals-wrap").wait_for(state="visible")
-    analyse_and_compare(page, "chess", CHESS_MIDDLE)
+    page.wait_for_function(
+        "() => document.querySelector('#opt-evals-label').textContent === 'hand · learned · nnue'"
+    )
+    cell = analyse_and_compare(page, "chess", CHESS_MIDDLE)
+    assert len(cell.inner_text().split(" · ")) == 3 and "nnue" in cell.get_attribute("title")
+    heading = page.locator("#root-head th[data-key=static]").inner_text()
+    assert heading == "Hand · learned · NNUE"
+    # The game page's Learning link carries the position for "what it adds".
+    assert "fen=" in page.locator("#link-learning").get_attribute("href")
     assert not page.errors, page.errors
     page.context.close()
+
+
+def map_values(page: Any) -> list[float | None]:
+    return list(
+        page.locator("#nnue-heatmap .cell").evaluate_all(
+            "(els) => els.map((e) => (e.dataset.cp === undefined ? null : Number(e.dataset.cp)))"
+        )
+    )
+
+
+def check_nnue_heat_map(page: Any) -> None:
+    """64 squares, one map per piece and owner: switching either changes the map."""
+    page.wait_for_selector("body[data-nnue=ready]")
+    cells = page.locator("#nnue-heatmap .cell")
+    assert cells.count() == 64
+    assert page.locator("#nnue-heatmap").get_attribute("data-map") == "knight-own"
+    knight = map_values(page)
+    assert knight[4] is None and knight[60] is None  # the kings' squares
+    page.click("#nnue-heat button[data-piece=queen]")
+    assert page.locator("#nnue-heatmap").get_attribute("data-map") == "queen-own"
+    queen = map_values(page)
+    assert cells.count() == 64 and queen != knight
+    page.click("#nnue-heat button[data-nnue-owner=enemy]")
+    assert map_values(page) != queen
+    page.click("#nnue-heat button[data-piece=pawn]")
+    pawn = map_values(page)
+    assert all(v is None for v in pawn[:8] + pawn[56:]) and pawn[8] is not None
+    assert overflow(page) == 0
+
+
+def test_the_nnue_section_draws_its_maps_a_position_and_its_curve(
+    learned_server: str, browser: Any, tmp_path: Path
+) -> None:
+    page = new_page(browser, 1400, 900)
+    page.goto(learned_server + "/learning?game=chess&fen=" + CHESS_MIDDLE.replace(" ", "%20"))
+    check_nnue_heat_map(page)
+    assert NNUE_COMMAND in page.locator("#nnue-provenance").inner_text()
+    assert "52,000 positions" in page.locator("#nnue-provenance").inner_text()
+    # What it adds: the game's position, a number on every piece but the kings.
+    page.wait_for_selector("#nnue-position[data-state=ready]")
+    assert page.locator("#nnue-fen").input_value() == CHESS_MIDDLE
+    assert page.locator("#nnue-game").is_visible()
+    assert page.locator("#nnue-board .glyph").count() == 32
+    assert page.locator("#nnue-board .cell[data-cp]").count() == 30
+    nnue = page.locator("#nnue-board").inner_text()
+    page.click("#nnue-position button[data-mode=hand]")
+    assert page.locator("#nnue-board").inner_text() != nnue
+    assert "NNUE − hand" in page.locator("#nnue-values").inner_text()
+    page.fill("#nnue-fen", "not a position")
+    page.click("#nnue-fen-form button[type=submit]")
+    page.wait_for_selector("#nnue-position[data-state=error]")
+    assert "malformed FEN" in page.locator("#nnue-fen-message").inner_text()
+    page.errors[:] = [e for e in page.errors if "status of 400" not in e]  # the refusal itself
+    page.click("#nnue-start")
+    page.wait_for_selector("#nnue-position[data-state=ready]")
+    assert page.locator("#nnue-board .glyph").count() == 32
+    # The curve: loss per epoch and two gating matches.
+    assert page.locator("#nnue-loss").get_attribute("data-epochs") == "4"
+    assert plot_pixels(page, "#nnue-loss canvas") > 500
+    assert page.locator("#nnue-gates-plot").get_attribute("data-points") == "2"
+    rows = page.locator("#nnue-gates-body tr")
+    assert rows.count() == 2 and "61.0 %" in rows.nth(0).inner_text()
+    assert "+78 [+12, +148]" in rows.nth(0).inner_text()
+    page.locator("#nnue-heat").screenshot(path=tmp_path / "nnue-heat.png")
+    page.locator("#nnue-position").screenshot(path=tmp_path / "nnue-position.png")
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_the_nnue_heat_map_fits_a_360_px_phone(learned_server: str, browser: Any) -> None:
+    page = new_page(browser, 360, 740, mobile=True)
+    page.goto(learned_server + "/learning?game=chess")
+    check_nnue_heat_map(page)
+    for board in ("#nnue-heatmap", "#nnue-board"):
+        box = page.locator(board).bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 360
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_without_an_nnue_the_chess_page_says_how_to_train_one(bare_server: str, page: Any) -> None:
+    page.goto(bare_server + "/learning?game=chess")
+    page.wait_for_selector("body[data-nnue=missing]")
+    assert page.locator("#nnue-missing").is_visible() and page.locator("#nnue-heat").is_hidden()
+    assert page.locator("#nnue-train").inner_text() == "canopy train --game chess --model nnue"
+    assert "none.npz" in page.locator("#nnue-why").inner_text()

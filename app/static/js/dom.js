@@ -21,6 +21,32 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+/** The data attribute (camelCase) of `button` that is one of `fields`' keys, if any. */
+const fieldOf = (button, fields) => Object.keys(fields).find((k) => k in button.dataset);
+
+/**
+ * Radio buttons (role="radio") under `root` that each set a field of `state`: `fields`
+ * maps a button's data attribute (camelCase) to the field it sets to that attribute's
+ * value. A click sets it and calls `onPick`; `markRadios` shows the chosen buttons.
+ */
+export function wireRadios(root, fields, state, onPick) {
+  for (const button of root.querySelectorAll("[role=radio]")) {
+    const key = fieldOf(button, fields);
+    if (!key) continue;
+    button.addEventListener("click", () => {
+      state[fields[key]] = button.dataset[key];
+      onPick();
+    });
+  }
+}
+
+export function markRadios(root, fields, state) {
+  for (const button of root.querySelectorAll("[role=radio]")) {
+    const key = fieldOf(button, fields);
+    if (key) button.setAttribute("aria-checked", String(button.dataset[key] === state[fields[key]]));
+  }
+}
+
 export function setText(el, text) {
   const value = text === undefined || text === null ? "" : String(text);
   if (el.textContent !== value) el.textContent = value;

@@ -1,10 +1,10 @@
-// Side-by-side static evaluations ("hand +0.31 · learned +0.12"), on request.
-// Offered only where a learned evaluation exists (a game with weights on the server:
-// GET /api/learning says so); the numbers come from POST /api/evaluations,
-// fetched once per position and set of moves and kept in a small cache, so a table
-// redrawn ten times a second asks the server once. Every number is for the side to
-// move in the position asked about (for a move: the position after it, for the side
-// making it), as the server computes it.
+// Side-by-side static evaluations ("hand +0.31 · learned +0.12 · nnue +0.20"), on request.
+// Offered only where a learned evaluation exists (a game with learned weights, or chess
+// with an NNUE, on the server: GET /api/learning says so); the numbers come from
+// POST /api/evaluations, fetched once per position and set of moves and kept in a small
+// cache, so a table redrawn ten times a second asks the server once. Every number is for
+// the side to move in the position asked about (for a move: the position after it, for
+// the side making it), as the server computes it.
 
 import { signed } from "./notation.js";
 
@@ -13,24 +13,35 @@ const CACHE_SIZE = 64;
 export const REFUSED = Object.freeze({ position: null, moves: [] });
 
 export function createEvalPairs({ onChange }) {
-  const available = new Map(); // game → true / false / "pending"
+  const available = new Map(); // game → { learned, nnue } / "pending"
   const cache = new Map(); // key → response body, or "pending" / "failed"
 
-  /** Whether `game` has a learned evaluation on this server (asks once; false until known). */
-  function offered(game) {
-    const known = available.get(game);
-    if (known === undefined) {
+  /** Which learned evaluations `game` has on this server (asks once; none until known). */
+  function known(game) {
+    const found = available.get(game);
+    if (found === undefined) {
       available.set(game, "pending");
       fetch(`/api/learning?game=${encodeURIComponent(game)}`)
         .then((res) => (res.ok ? res.json() : null))
         .then((body) => {
-          available.set(game, !!(body && body.available));
+          available.set(game, { learned: !!(body && body.available), nnue: !!(body && body.nnue && body.nnue.available) });
           onChange();
         })
         .catch(() => available.delete(game)); // offline for a moment: ask again later
-      return false;
+      return { learned: false, nnue: false };
     }
-    return known === true;
+    return found === "pending" ? { learned: false, nnue: false } : found;
+  }
+
+  /** Whether `game` has a learned evaluation (or, chess, an NNUE) to show beside hand. */
+  function offered(game) {
+    const k = known(game);
+    return k.learned || k.nnue;
+  }
+
+  /** The evaluations the toggle shows for `game`: "hand", "learned", and "nnue" with a network. */
+  function names(game) {
+    return known(game).nnue ? ["hand", "learned", "nnue"] : ["hand", "learned"];
   }
 
   /** The server's evaluations of `fen` and `moves` (null while they load; REFUSED if refused). */
@@ -54,23 +65,28 @@ export function createEvalPairs({ onChange }) {
     return null;
   }
 
-  return { offered, lookup };
+  return { offered, names, lookup };
 }
 
-/** "hand +0.31 · learned +0.12" (learned left out when the server had none). */
+const present = (v) => v !== null && v !== undefined;
+
+/** "hand +0.31 · learned +0.12 · nnue +0.20" (learned, nnue left out when the server had none). */
 export function pairText(pair, sign = 1) {
   if (!pair) return "";
-  const hand = `hand ${signed(sign * pair.hand, 2)}`;
-  return pair.learned === null || pair.learned === undefined ? hand : `${hand} · learned ${signed(sign * pair.learned, 2)}`;
+  const parts = [`hand ${signed(sign * pair.hand, 2)}`];
+  if (present(pair.learned)) parts.push(`learned ${signed(sign * pair.learned, 2)}`);
+  if (present(pair.nnue)) parts.push(`nnue ${signed(sign * pair.nnue, 2)}`);
+  return parts.join(" · ");
 }
 
-/** "+0.31 · +0.12": the same two numbers under a "Hand · learned" heading. */
+/** "+0.31 · +0.12 (· +0.20)": the same numbers under a "Hand · learned (· NNUE)" heading. */
 export function pairShort(pair) {
-  const learned = pair.learned === null || pair.learned === undefined ? "–" : signed(pair.learned, 2);
-  return `${signed(pair.hand, 2)} · ${learned}`;
+  const learned = present(pair.learned) ? signed(pair.learned, 2) : "–";
+  const short = `${signed(pair.hand, 2)} · ${learned}`;
+  return present(pair.nnue) ? `${short} · ${signed(pair.nnue, 2)}` : short;
 }
 
-/** The "hand · learned" toggle is on and this game has a learned evaluation to show. */
+/** The "hand · learned" toggle is on and this game has a learned evaluation (or an NNUE) to show. */
 export function showPairs(s) {
   return !!(s.view.bothEvals && s.game && s.evalPairs && s.evalPairs.offered(s.game.game));
 }

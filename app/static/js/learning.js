@@ -2,16 +2,17 @@
 // the game's active learned weights (each generation's Elo against the hand
 // evaluation with its 95 % interval, from GET /api/learning), the training facts,
 // and what the network learned — knight chess: a heat map of a knight's value on each
-// square; chess: each hand feature's weight, hand against learned. Without weights it
-// says why it has none and how to train and serve one's own. Everything from the server
-// reaches the page through textContent (dom.js's h), never as markup.
+// square; chess: each hand feature's weight, hand against learned, and the NNUE's own
+// section (learning-nnue.js). Without weights it says why it has none and how to train
+// and serve one's own. Everything from the server reaches the page through textContent
+// (dom.js's h), never as markup.
 
-import uPlot from "/static/vendor/uplot.js";
-import { $, formatMs, h, setText } from "./dom.js";
+import { $, formatMs, h, markRadios, setText, wireRadios } from "./dom.js";
+import { cpText, drawHeatmap } from "./heatmap.js";
+import { drawEloPlot, plotSize } from "./learning-plots.js";
+import { redrawNnue, renderNnue } from "./learning-nnue.js";
 
 const LARGE_KEY = "canopy:large"; // shared with the game page (main.js)
-const FILES = "abcdefgh";
-const HEIGHT = 260; // CSS pixels; taller in large type (a projector)
 
 const GAMES = { knight: "the knight-chess evaluation", chess: "the chess evaluation" };
 const FEATURE_NAMES = {
@@ -26,13 +27,15 @@ const FEATURE_NAMES = {
   tempo: "side to move (tempo)",
 };
 
+// Which field of the view each control's buttons set (their data attributes).
+const HEAT_FIELDS = { owner: "owner", phase: "phase" };
+const FEATURE_FIELDS = { featurePhase: "featurePhase" };
+
 const view = { data: null, game: "knight", owner: "own", phase: "middlegame", featurePhase: "middlegame", plot: null };
 
 /** "+12", "−35", "∞" for an unbounded end. */
 function elo(x, unbounded = "∞") {
-  if (x === null || x === undefined) return unbounded;
-  const r = Math.round(x);
-  return r >= 0 ? `+${r}` : `−${Math.abs(r)}`;
+  return x === null || x === undefined ? unbounded : cpText(x);
 }
 
 /** "+7 [−40, +55]": an Elo with its 95 % interval. */
@@ -119,91 +122,8 @@ function renderCurve(data) {
   drawCurve(curve);
 }
 
-function large() {
-  return document.documentElement.classList.contains("large");
-}
-
-function curveSize() {
-  const box = $("curve-plot");
-  return { width: Math.max(240, Math.floor(box.clientWidth || 300)), height: large() ? Math.round(HEIGHT * 1.35) : HEIGHT };
-}
-
-/** Axis type that grows with the page's (uPlot draws on a canvas, outside CSS). */
-function axisFont() {
-  return `${large() ? 17 : 12}px system-ui, sans-serif`;
-}
-
 function drawCurve(curve) {
-  const points = curve.points;
-  const xs = [0, ...points.map((p) => p.generation)];
-  const ys = [0, ...points.map((p) => p.elo)];
-  const kept = [null, ...points.map((p) => (p.accepted ? p.elo : null))];
-  const dropped = [null, ...points.map((p) => (p.accepted ? null : p.elo))];
-  const lows = [0, ...points.map((p) => p.low)];
-  const highs = [0, ...points.map((p) => p.high)];
-  const finite = [...ys, ...lows, ...highs].filter((v) => v !== null && v !== undefined);
-  const top = Math.max(50, ...finite);
-  const bottom = Math.min(-50, ...finite);
-  const pad = (top - bottom) * 0.08;
-
-  /** The intervals as whiskers, the baseline as a dashed line (drawn under the dots). */
-  function whiskers(u) {
-    const ctx = u.ctx;
-    const px = devicePixelRatio;
-    ctx.save();
-    const zero = Math.round(u.valToPos(0, "y", true));
-    ctx.strokeStyle = "rgba(93, 98, 91, 0.8)";
-    ctx.setLineDash([6 * px, 4 * px]);
-    ctx.lineWidth = px;
-    ctx.beginPath();
-    ctx.moveTo(u.bbox.left, zero);
-    ctx.lineTo(u.bbox.left + u.bbox.width, zero);
-    ctx.stroke();
-    ctx.setLineDash([]);
-    ctx.strokeStyle = "#1d4ed8";
-    ctx.lineWidth = 2 * px;
-    for (let i = 1; i < xs.length; i += 1) {
-      if (ys[i] === null) continue;
-      const x = Math.round(u.valToPos(xs[i], "x", true));
-      const y0 = lows[i] === null ? u.bbox.top + u.bbox.height : u.valToPos(lows[i], "y", true);
-      const y1 = highs[i] === null ? u.bbox.top : u.valToPos(highs[i], "y", true);
-      ctx.beginPath();
-      ctx.moveTo(x, y0);
-      ctx.lineTo(x, y1);
-      for (const [y, end] of [[y0, lows[i]], [y1, highs[i]]]) {
-        if (end === null) continue; // unbounded: no cap, the line runs off the plot
-        ctx.moveTo(x - 6 * px, y);
-        ctx.lineTo(x + 6 * px, y);
-      }
-      ctx.stroke();
-    }
-    ctx.restore();
-  }
-
-  if (view.plot) view.plot.destroy();
-  const value = (u, v) => (v === null || v === undefined ? "–" : elo(v));
-  view.plot = new uPlot(
-    {
-      ...curveSize(),
-      scales: { x: { time: false, range: [-0.3, Math.max(1, xs[xs.length - 1]) + 0.3] }, y: { range: [bottom - pad, top + pad] } },
-      axes: [
-        { label: "generation", font: axisFont(), labelFont: `bold ${axisFont()}`, size: large() ? 52 : 42, values: (u, vals) => vals.map((v) => (Number.isInteger(v) && v >= 0 ? String(v) : "")) },
-        { label: "Elo vs baseline", font: axisFont(), labelFont: `bold ${axisFont()}`, size: large() ? 70 : 56, values: (u, vals) => vals.map((v) => elo(v)) },
-      ],
-      series: [
-        { label: "generation" },
-        { label: "Elo", stroke: "#1d4ed8", width: 2, spanGaps: true, value, points: { show: false } },
-        { label: "kept", stroke: "#15803d", paths: () => null, points: { show: true, size: 12, fill: "#15803d" }, value },
-        { label: "not kept", stroke: "#5d625b", paths: () => null, points: { show: true, size: 12, width: 2, fill: "#ffffff" }, value },
-      ],
-      cursor: { drag: { x: false, y: false } },
-      legend: { show: false },
-      hooks: { drawClear: [whiskers] },
-    },
-    [xs, ys, kept, dropped],
-    $("curve-plot"),
-  );
-  $("curve-plot").dataset.points = String(points.length);
+  view.plot = drawEloPlot($("curve-plot"), curve.points, "Elo vs baseline", view.plot);
 }
 
 // ------------------------------------------------------------------ the heat map
@@ -211,48 +131,18 @@ function drawCurve(curve) {
 function renderHeat(data) {
   $("learn-heat").hidden = !data.squares;
   if (!data.squares) return;
-  for (const button of document.querySelectorAll(".heat-controls button")) {
-    button.addEventListener("click", () => {
-      if (button.dataset.owner) view.owner = button.dataset.owner;
-      if (button.dataset.phase) view.phase = button.dataset.phase;
-      drawHeat();
-    });
-  }
+  wireRadios($("learn-heat"), HEAT_FIELDS, view, drawHeat);
   drawHeat();
 }
 
 function drawHeat() {
   const values = view.data.squares[view.phase][view.owner];
-  for (const button of document.querySelectorAll(".heat-controls button")) {
-    const on = button.dataset.owner ? button.dataset.owner === view.owner : button.dataset.phase === view.phase;
-    button.setAttribute("aria-checked", String(on));
-  }
-  const scale = Math.max(1, ...values.map((v) => Math.abs(v)));
-  const cells = [];
-  for (let rank = 7; rank >= 0; rank -= 1) {
-    cells.push(h("span", { class: "coord rank" }, String(rank + 1)));
-    for (let file = 0; file < 8; file += 1) {
-      const sq = rank * 8 + file;
-      const v = values[sq];
-      const cell = h(
-        "span",
-        { class: `cell ${(rank + file) % 2 ? "light" : "dark"}`, dataset: { square: `${FILES[file]}${rank + 1}`, cp: String(v) }, title: `${FILES[file]}${rank + 1}: ${elo(v)} cp` },
-        elo(v),
-      );
-      const strength = Math.min(1, Math.abs(v) / scale);
-      cell.style.setProperty("--heat", strength.toFixed(3)); // CSSOM: allowed by the CSP
-      cell.classList.add(v >= 0 ? "pos" : "neg");
-      cells.push(cell);
-    }
-  }
-  cells.push(h("span", { class: "coord" }), ...FILES.split("").map((f) => h("span", { class: "coord file" }, f)));
+  markRadios($("learn-heat"), HEAT_FIELDS, view);
   const map = $("heatmap");
-  map.replaceChildren(...cells);
+  drawHeatmap(map, $("heat-legend"), values);
   map.dataset.map = `${view.phase}-${view.owner}`;
   const whose = view.owner === "own" ? "a knight of the side to move" : "an enemy knight";
   map.setAttribute("aria-label", `Centipawns the network adds for ${whose} alone on each square, ${view.phase}`);
-  setText($("legend-low"), elo(-scale));
-  setText($("legend-high"), elo(scale));
   setText(
     $("heat-caption"),
     `Centipawns the learned tuples add, on top of the hand features, for ${whose} standing alone on each square in the ${view.phase} — ` +
@@ -266,21 +156,14 @@ function drawHeat() {
 function renderFeatures(data) {
   $("learn-features").hidden = !data.features;
   if (!data.features) return;
-  for (const button of document.querySelectorAll("[data-feature-phase]")) {
-    button.addEventListener("click", () => {
-      view.featurePhase = button.dataset.featurePhase;
-      drawFeatures();
-    });
-  }
+  wireRadios($("learn-features"), FEATURE_FIELDS, view, drawFeatures);
   drawFeatures();
 }
 
 function drawFeatures() {
   const table = view.data.features;
   const phase = view.featurePhase;
-  for (const button of document.querySelectorAll("[data-feature-phase]")) {
-    button.setAttribute("aria-checked", String(button.dataset.featurePhase === phase));
-  }
+  markRadios($("learn-features"), FEATURE_FIELDS, view);
   const cp = (v) => (Math.abs(v) < 10 ? v.toFixed(1) : String(Math.round(v))).replace("-", "−");
   $("features-body").replaceChildren(
     ...table.features.map((name, i) => {
@@ -313,6 +196,7 @@ function toggleLarge(on) {
   $("btn-large").setAttribute("aria-pressed", String(on));
   localStorage.setItem(LARGE_KEY, on ? "1" : "0");
   if (view.data && view.data.curve) drawCurve(view.data.curve); // axis type and height follow
+  redrawNnue();
 }
 
 async function boot() {
@@ -346,8 +230,9 @@ async function boot() {
   } else {
     renderMissing(data);
   }
+  if (data.nnue) renderNnue(data.nnue, new URLSearchParams(location.search).get("fen"));
   document.body.dataset.state = data.available ? "ready" : "missing";
-  new ResizeObserver(() => view.plot && view.plot.setSize(curveSize())).observe($("learn-curve"));
+  new ResizeObserver(() => view.plot && view.plot.setSize(plotSize($("curve-plot")))).observe($("learn-curve"));
 }
 
 boot();

@@ -175,9 +175,12 @@ function renderHeader() {
     document.title = `Canopy — ${game.title}${game.result ? ` (${game.result})` : ""}`;
   }
   body.classList.toggle("knight-chess", !!game && game.game === "knight");
-  $("link-learning").href = game ? `/learning?game=${game.game}` : "/learning"; // the game on show
+  // The game on show; in chess its position too, for the Learning page's "what the NNUE adds".
+  const position = game && game.game === "chess" ? `&fen=${encodeURIComponent(game.fen)}` : "";
+  $("link-learning").href = game ? `/learning?game=${game.game}${position}` : "/learning";
   // Offered only where a learned evaluation exists (the game's weights on the server).
   $("opt-evals-wrap").hidden = !(game && s.evalPairs.offered(game.game));
+  if (game) setText($("opt-evals-label"), s.evalPairs.names(game.game).join(" · "));
   const legend = $("legend");
   legend.hidden = !(game && game.game === "knight");
   if (game && game.game === "knight") {

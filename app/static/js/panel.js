@@ -130,6 +130,7 @@ export function createPanel({ getState, onSort, onHover }) {
     // Both static evaluations, when asked for and offered (evalpair.js): fetched once per position.
     const pairs = stats && stats.fen && showPairs(s) ? s.evalPairs.lookup(game.game, stats.fen, stats.moves.map((m) => m.move).sort()) : null;
     table.classList.toggle("with-static", showPairs(s));
+    if (showPairs(s)) staticHeading(s.evalPairs.names(game.game));
     table.classList.toggle("with-prior", sorted.some((m) => typeof m.prior === "number"));
     const pairOf = new Map(pairs ? pairs.moves.map((m) => [m.uci, m]) : []);
     empty.hidden = sorted.length > 0;
@@ -156,6 +157,14 @@ export function createPanel({ getState, onSort, onHover }) {
     }
     const pv = stats && !secret ? stats.pv_san : [];
     setText(pvLine, pv.length ? `PV ${pv.slice(0, 16).join(" ")}` : "");
+  }
+
+  /** The static column's heading follows the evaluations shown: "Hand · learned (· NNUE)". */
+  function staticHeading(names) {
+    const button = headers[COLUMNS.findIndex((col) => col.key === "static")].firstChild;
+    const label = names.map((n) => (n === "nnue" ? "NNUE" : n)).join(" · ");
+    setText(button, label.charAt(0).toUpperCase() + label.slice(1));
+    button.title = `The static evaluations of the position after the move, for the side to move: ${names.map((n) => (n === "hand" ? "the hand-made one" : n === "learned" ? "the learned one" : "the NNUE")).join(" · ")}`;
   }
 
   function fillRow(row, m, pair, loading, secret) {

@@ -46,6 +46,7 @@ from engine.core.state import (
     HAND_EVAL,
     HASH,
     MAX_MOVES,
+    NNUE_EVAL,
     ONGOING,
     PLY,
     STATE_SIZE,
@@ -58,6 +59,7 @@ from engine.eval.evaluate import (
     evaluate_into,
     game_value,
 )
+from engine.eval.nnue import new_rows, nnue_at
 
 MAX_PLY = 96
 MAX_QDEPTH = 12
@@ -93,6 +95,8 @@ class SearchArrays(NamedTuple):
     features: np.ndarray  # float64: the evaluation's feature scratch (evaluate_into)
     eval_keys: np.ndarray  # uint64[slot]: the evaluation cache's keys (evaluate_cached)
     eval_scores: np.ndarray  # float64[slot]: its scores
+    acc: np.ndarray  # int32[ply, 2, width]: the NNUE's accumulators along the line
+    acc_boards: np.ndarray  # uint64[ply, 8]: the position each accumulator row holds
 
 
 CONTEXT = types.NamedTuple(
@@ -114,6 +118,8 @@ CONTEXT = types.NamedTuple(
         types.float64[::1],  # features
         types.uint64[::1],  # eval_keys
         types.float64[::1],  # eval_scores
+        types.int32[:, :, ::1],  # acc
+        types.uint64[:, ::1],  # acc_boards
     ),
     SearchArrays,
 )
@@ -127,6 +133,8 @@ KNIGHT_SALT = np.uint64(0x9E3779B97F4A7C15)
 #: count to the 200-ply rule, which the Zobrist key leaves out (an odd constant, so every
 #: ply below 2^64 gives another multiple).
 KNIGHT_PLY_MIX = np.uint64(0xC2B2AE3D27D4EB4F)
+#: Set in an NNUE score's cache key: a context's cache outlives a change of evaluation.
+NNUE_SALT = np.uint64(0x5851F42D4C957F2D)
 
 
 class SearchContext:
@@ -152,6 +160,7 @@ class SearchContext:
         self.features = np.zeros(FEATURE_SCRATCH, dtype=np.float64)
         self.eval_keys = np.zeros(1 << EVAL_CACHE_BITS, dtype=np.uint64)
         self.eval_scores = np.zeros(1 << EVAL_CACHE_BITS, dtype=np.float64)
+        self.acc, self.acc_boards = new_rows(rows)
 
     @property
     def arrays(self) -> SearchArrays:
@@ -162,7 +171,8 @@ class SearchContext:
             pv=self.pv, pv_len=self.pv_len, tt_key=self.tt_key, tt_move=self.tt_move,
             tt_score=self.tt_score, tt_depth=self.tt_depth, tt_flag=self.tt_flag,
             stats=self.stats, stop=self.stop, history=self.history, features=self.features,
-            eval_keys=self.eval_keys, eval_scores=self.eval_scores,
+            eval_keys=self.eval_keys, eval_scores=self.eval_scores, acc=self.acc,
+            acc_boards=self.acc_boards,
         )  # fmt: skip
 
     @property
@@ -263,30 +273,39 @@ def pick_next(moves: np.ndarray, order: np.ndarray, i: int, n: int) -> int:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def evaluate_cached(ctx: SearchArrays, s: np.ndarray) -> float:
-    """:func:`evaluate_into` of ``s``, looked up first in the context's evaluation cache.
+def evaluate_cached(ctx: SearchArrays, ply: int) -> float:
+    """:func:`evaluate_into` of ``ctx.states[ply]``, looked up first in the context's
+    evaluation cache; the NNUE's accumulators updated incrementally along the line.
 
     The searches evaluate the same positions again and again: a child first tried with
     a null window and then searched exactly, a quiescence search behind
     :func:`engine.search.parts.leaf.window_score`'s own first-node test, each
     iteration of iterative deepening, ``rescore`` and ``refresh`` scoring a child
-    deeper. The chess hand evaluation depends on nothing but what the Zobrist key names
-    (the pieces, the side to move; castling and en passant too), so a remembered score is
-    the score: the search is the same, only cheaper. Knight chess's also reads the ply
-    (its phase), so its key mixes the ply in, and a salt keeps the two games apart. The
-    scaled and learned evaluations are computed every time (the scaled one also reads the
+    deeper. The chess hand evaluation and the NNUE depend on nothing but what the Zobrist
+    key names (the pieces, the side to move; castling and en passant too), so a
+    remembered score is the score: the search is the same, only cheaper. Knight chess's
+    also reads the ply (its phase), so its key mixes the ply in; a salt keeps the two
+    games apart, another the NNUE's scores from the hand evaluation's. The scaled and
+    learned evaluations are computed every time (the scaled one also reads the
     fifty-move clock). The key is compared whole, so only a 64-bit key collision could
     return another position's score."""
-    if s[EVAL] != HAND_EVAL:
+    s = ctx.states[ply]
+    kind = s[EVAL]
+    if kind != HAND_EVAL and kind != NNUE_EVAL:
         return evaluate_into(s, ctx.features)
     keys, scores = ctx.eval_keys, ctx.eval_scores
     key = s[HASH]
     if s[GAME] != CHESS:
         key ^= KNIGHT_SALT ^ (s[PLY] * KNIGHT_PLY_MIX)
+    if kind == NNUE_EVAL:
+        key ^= NNUE_SALT
     slot = table_slot(keys, key)
     if keys[slot] == key:
         return scores[slot]
-    score = evaluate_into(s, ctx.features)
+    if kind == NNUE_EVAL:
+        score = nnue_at(ctx.states, ply, ctx.acc, ctx.acc_boards)
+    else:
+        score = evaluate_into(s, ctx.features)
     keys[slot] = key
     scores[slot] = score
     return score
@@ -381,7 +400,7 @@ def qsearch(
     checked = qdepth < MAX_QDEPTH and ply < MAX_PLY and in_check(s)
     stand = 0.0
     if not checked:
-        stand = evaluate_cached(ctx, s)
+        stand = evaluate_cached(ctx, ply)
         if stand >= beta or qdepth >= MAX_QDEPTH or ply >= MAX_PLY:
             # Standing pat needs no move list, only whether there is a move: the status
             # asks no more of the count (none: stalemate or mate, not a standing score).
@@ -460,7 +479,7 @@ def negamax(
     if depth <= 0 or ply >= MAX_PLY:
         if quiesce:
             return qsearch(ctx, ply, alpha, beta, ply_offset, 0)
-        return evaluate_cached(ctx, s)
+        return evaluate_cached(ctx, ply)
 
     key = s[HASH]
     slot = table_slot(tt_key, key)

@@ -111,7 +111,8 @@ def window_score(
         # moves, shown bad by the evaluation alone). This skips that node's move
         # generation; only a stalemate (no legal move, not in check, yet a standing
         # score at or above ``beta``) reads otherwise.
-        stand = evaluate_cached(ctx, s)
+        ctx.states[0] = s
+        stand = evaluate_cached(ctx, 0)
         if stand >= beta:
             ctx.pv_len[0] = 0
             ctx.stats[NODES] += 1
@@ -122,4 +123,4 @@ def window_score(
     if quiesce:
         return qsearch(ctx, 0, alpha, beta, ply_offset, 0)
     ctx.pv_len[0] = 0
-    return evaluate_cached(ctx, s)
+    return evaluate_cached(ctx, 0)

@@ -5,16 +5,20 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from engine.core.state import TURN
 from engine.errors import IllegalMoveError, InvalidFenError
 from engine.eval.compare import static_evaluations
 from engine.eval.evaluate import evaluate
 from engine.eval.learned_knight import batch_logits, logit_to_eval
+from engine.eval.nnue import kernel_arrays, logit_with, refresh_with
 from engine.learn.ntuple import Model, hand_linear, tuple_squares
 from engine.rules.convert import state_from_board, state_from_fen
 from engine.rules.games import get_game
+from tests.engine.eval.test_nnue import random_network
 
 KNIGHT_START = "nnnnnnnn/nnnnnnnn/8/8/8/8/NNNNNNNN/NNNNNNNN w - - 0 1"
 MIDDLE = "nn1nnn1n/1nn1nnnn/8/3n4/4N3/2N5/NNNN1NNN/N1NNNN1N b - - 3 6"
+CHESS_MIDDLE = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
 
 
 def trained(seed: int):
@@ -58,6 +62,7 @@ def test_an_untrained_network_reads_exactly_as_the_hand_evaluation() -> None:
 def test_chess_has_only_the_hand_value() -> None:
     both = static_evaluations("chess", "startpos", ["e2e4"], trained(1))
     assert both.position.learned is None and both.moves[0][1].learned is None
+    assert both.position.nnue is None  # no network given
 
 
 def test_bad_input_is_refused_by_name() -> None:
@@ -65,3 +70,28 @@ def test_bad_input_is_refused_by_name() -> None:
         static_evaluations("knight", KNIGHT_START, ["e2e4"], None)
     with pytest.raises(InvalidFenError):
         static_evaluations("knight", "not a fen", [], None)
+
+
+def test_the_nnue_value_is_the_networks_for_the_weights_given() -> None:
+    """Chess's third number: the network passed in, summed afresh, for the side to move
+    (a move's: the position after it, negated)."""
+    w = random_network()
+    ft, bias, out, out_bias, qa, qp = kernel_arrays(w)
+    both = static_evaluations("chess", CHESS_MIDDLE, ["f3g5"], None, w)
+
+    def value(s: np.ndarray) -> float:
+        acc = np.zeros((2, ft.shape[1]), dtype=np.int32)
+        refresh_with(s, acc, ft, bias)
+        return float(logit_to_eval(logit_with(acc, int(s[TURN]), out, out_bias, qa, qp)))
+
+    s = state_from_fen(CHESS_MIDDLE, "chess")
+    board = get_game("chess").board(CHESS_MIDDLE)
+    board.push_uci("f3g5")
+    assert both.position.nnue == pytest.approx(value(s))
+    assert both.moves[0][1].nnue == pytest.approx(-value(state_from_board(board)))
+    assert both.position.learned is None and both.position.nnue != pytest.approx(0.0)
+
+
+def test_knight_chess_has_no_nnue_value() -> None:
+    both = static_evaluations("knight", KNIGHT_START, ["b1c3"], None, random_network())
+    assert both.position.nnue is None and both.moves[0][1].nnue is None

@@ -22,25 +22,13 @@ from engine.eval.learned_weights import (
 )
 from engine.learn.chessnet import ChessModel
 from engine.learn.ntuple import Model, tuple_squares
+from tests.engine.eval.npz import rewrite
 
 
 def weights() -> LearnedWeights:
     model = Model(tuple_squares("pst"))
     theta = np.random.default_rng(1).normal(size=model.size)
     return model.unpack(theta, "canopy train --seed 1", {"generation": 3})
-
-
-def rewrite(path: Path, **changes: object) -> None:
-    """Rewrite ``path`` with some arrays replaced (None: removed)."""
-    with np.load(path) as data:
-        arrays = {key: data[key] for key in data.files}
-    for key, value in changes.items():
-        if value is None:
-            arrays.pop(key)
-        else:
-            arrays[key] = np.asarray(value)
-    with open(path, "wb") as out:
-        np.savez(out, **arrays)
 
 
 @pytest.fixture

@@ -43,7 +43,7 @@ def test_every_algorithm_takes_eval_defaulting_to_hand_unless_measured(game: str
         assert len(spec) == 1, entry["name"]
         default = "learned" if (entry["name"], game) in LEARNED_DEFAULT else "hand"
         assert spec[0]["default"] == default, entry["name"]
-        assert spec[0]["choices"] == ["hand", "learned", "scaled"]
+        assert spec[0]["choices"] == ["hand", "learned", "scaled", "nnue"]
         assert validate_params(entry["name"], {}, game)["eval"] == default
 
 
@@ -66,7 +66,9 @@ def test_a_learned_default_falls_back_to_hand_without_weights(no_learned_weights
 
 
 def test_an_unknown_evaluation_is_refused_by_name() -> None:
-    with pytest.raises(InvalidParameterError, match="'eval' must be one of hand, learned, scaled"):
+    with pytest.raises(
+        InvalidParameterError, match="'eval' must be one of hand, learned, scaled, nnue"
+    ):
         validate_params("alphabeta", {"eval": "neural"}, "knight")
 
 
@@ -121,10 +123,10 @@ def test_uci_offers_eval_for_every_algorithm() -> None:
         assert option.type == "combo"
         if (name, "knight") in LEARNED_DEFAULT:  # a default per game: "auto" picks it
             assert option.default == "auto"
-            assert option.choices == ("auto", "hand", "learned", "scaled")
+            assert option.choices == ("auto", "hand", "learned", "scaled", "nnue")
         else:
             assert option.default == "hand"
-            assert option.choices == ("hand", "learned", "scaled")
+            assert option.choices == ("hand", "learned", "scaled", "nnue")
 
 
 def test_a_match_spec_passes_eval_to_the_engine_as_its_uci_option() -> None:

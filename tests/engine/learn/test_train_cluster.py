@@ -152,9 +152,7 @@ def test_a_game_on_a_worker_with_another_canopy_fails_with_the_refusal(
     try:
         fake = {**cluster.identity(), "engine": "000000000000"}
         monkeypatch.setattr(cluster, "identity", lambda: fake)
-        task = GameTask(
-            np.zeros(16, dtype=np.uint64), None, None, False, False, 10, Searcher(budget=60)
-        )
+        task = GameTask(np.zeros(16, dtype=np.uint64), None, None, 0, 0, 10, Searcher(budget=60))
         with pytest.raises(cluster.ClusterError, match=r"^worker tcp://\S+ runs Canopy .*"):
             pool.play([task], lambda done: None)
     finally:

@@ -40,6 +40,14 @@ def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
         ("chess", ["--lam", "1.5"], "lam must be 0..1; got 1.5"),
         ("knight", ["--gate-algo", "minimax"], "argument --gate-algo: invalid choice: 'minimax'"),
         ("knight", ["--gate-budget", "-1"], "argument --gate-budget: must not be negative, got -1"),
+        ("knight", ["--model", "nnue"], "the NNUE is chess's network; use --game chess"),
+        ("chess", ["--model", "nnue", "--hidden", "2000"], "hidden must be 1..1024; got 2000"),
+        ("chess", ["--model", "nnue", "--gate-games", "3"], "gate_games must be even, >= 2"),
+        ("chess", ["--model", "nnue", "--lam", "-1"], "lam must be 0..1; got -1"),
+        ("chess", ["--model", "nnue", "--init", "x.npz"], "--init is not an NNUE setting"),
+        ("chess", ["--epochs", "3"], "--epochs is for --model nnue"),
+        ("chess", ["--distill", "10"], "--distill is for --model nnue"),
+        ("chess", ["--model", "mlp"], "argument --model: invalid choice: 'mlp'"),
     ],
 )
 def test_bad_arguments_exit_2_with_one_line_and_write_nothing(

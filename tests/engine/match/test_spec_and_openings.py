@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
 
 import chess
 import pytest
 
 from engine.errors import CanopyError
 from engine.match.openings import load_openings, parse_line
-from engine.match.spec import parse_spec
+from engine.match.spec import SpecError, parse_spec
 from engine.rules.games import get_game
 
 
@@ -121,3 +123,38 @@ def test_bad_openings_files_are_refused(tmp_path, text: str, needle: str) -> Non
         load_openings(path, "chess")
     with pytest.raises(CanopyError, match="cannot read"):
         load_openings(tmp_path / "missing.epd", "chess")
+
+
+def test_an_engine_with_its_own_network_gets_it_in_its_environment(tmp_path: Path) -> None:
+    from engine.eval.nnue_weights import ENV_VAR, save
+    from engine.learn.nnue_fit import random_network
+
+    net = tmp_path / "gen-002.npz"
+    save(net, random_network(8))
+    spec = parse_spec(f"alphabeta:eval=nnue,nnue={net},name=gen-2")
+    env = dict(spec.env)
+    assert env[ENV_VAR] == str(net.resolve())
+    # never this process's kernel cache, where another network is baked into the kernels
+    assert env["NUMBA_CACHE_DIR"] != os.environ.get("NUMBA_CACHE_DIR")
+    assert ("alphabeta.eval", "nnue") in spec.options
+    assert spec.name == "gen-2"
+
+
+@pytest.mark.parametrize(
+    ("tail", "needle"),
+    [
+        ("eval=nnue,nnue={missing}", "nope.npz is missing"),
+        ("eval=hand,nnue={net}", "nnue=FILE is for eval=nnue"),
+    ],
+)
+def test_a_bad_network_file_is_refused_before_any_game(
+    tmp_path: Path, tail: str, needle: str
+) -> None:
+    from engine.eval.nnue_weights import save
+    from engine.learn.nnue_fit import random_network
+
+    net = tmp_path / "net.npz"
+    save(net, random_network(8))
+    text = "alphabeta:" + tail.format(missing=tmp_path / "nope.npz", net=net)
+    with pytest.raises(SpecError, match=needle):
+        parse_spec(text)

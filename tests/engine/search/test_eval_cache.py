@@ -15,22 +15,31 @@ from engine.core.state import (
     HASH,
     KNIGHT_CHESS,
     LEARNED_EVAL,
+    NNUE_EVAL,
     PLY,
     SCALED_EVAL,
 )
 from engine.eval.evaluate import evaluate, evaluate_into
+from engine.eval.nnue import AVAILABLE as NNUE_AVAILABLE
 from engine.rules.convert import state_from_fen
 from engine.search.parts.alphabeta import INF, NODES, SearchContext, evaluate_cached, qsearch
 from tests.positions import random_positions
+
+
+def cached(ctx: SearchContext, s: np.ndarray) -> float:
+    """``evaluate_cached`` of ``s`` as a search's root: the cache reads the line's row."""
+    arrays = ctx.arrays
+    arrays.states[0] = s
+    return float(evaluate_cached(arrays, 0))
 
 
 @pytest.mark.parametrize("game", ["chess", "knight"])
 def test_a_cached_score_is_the_evaluation(game: str) -> None:
     ctx = SearchContext(tt_bits=8)
     states = random_positions(game, 400, seed=11)
-    first = [evaluate_cached(ctx.arrays, s) for s in states]
+    first = [cached(ctx, s) for s in states]
     assert np.count_nonzero(ctx.eval_keys) > 0  # the scores were kept
-    again = [evaluate_cached(ctx.arrays, s) for s in states]  # many now from the cache
+    again = [cached(ctx, s) for s in states]  # many now from the cache
     expected = [evaluate(s) for s in states]
     assert first == expected
     assert again == expected
@@ -45,9 +54,9 @@ def test_the_two_games_do_not_share_an_entry() -> None:
     assert knight[GAME] == KNIGHT_CHESS and knight[HASH] == chess_twin[HASH]
     assert evaluate(knight) != evaluate(chess_twin)  # the case is what it says
     ctx = SearchContext(tt_bits=8)
-    assert evaluate_cached(ctx.arrays, chess_twin) == evaluate(chess_twin)
-    assert evaluate_cached(ctx.arrays, knight) == evaluate(knight)
-    assert evaluate_cached(ctx.arrays, chess_twin) == evaluate(chess_twin)
+    assert cached(ctx, chess_twin) == evaluate(chess_twin)
+    assert cached(ctx, knight) == evaluate(knight)
+    assert cached(ctx, chess_twin) == evaluate(chess_twin)
 
 
 def test_a_knight_chess_placement_is_scored_at_its_own_ply() -> None:
@@ -60,7 +69,7 @@ def test_a_knight_chess_placement_is_scored_at_its_own_ply() -> None:
     assert evaluate(early) != evaluate(late)  # the case is what it says
     ctx = SearchContext(tt_bits=8)
     for s in (early, late, early, late):
-        assert evaluate_cached(ctx.arrays, s) == evaluate(s)
+        assert cached(ctx, s) == evaluate(s)
 
 
 def test_the_scaled_and_learned_evaluations_are_not_cached() -> None:
@@ -74,10 +83,10 @@ def test_the_scaled_and_learned_evaluations_are_not_cached() -> None:
     scratch = np.zeros_like(ctx.features)
     assert evaluate_into(fresh, scratch) != evaluate_into(stale, scratch)
     for s in (fresh, stale, fresh, stale):
-        assert evaluate_cached(ctx.arrays, s) == evaluate_into(s, scratch)
+        assert cached(ctx, s) == evaluate_into(s, scratch)
     learned = state_from_fen("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
     learned[EVAL] = LEARNED_EVAL
-    assert evaluate_cached(ctx.arrays, learned) == evaluate_into(learned, scratch)
+    assert cached(ctx, learned) == evaluate_into(learned, scratch)
     assert not np.any(ctx.eval_keys)  # nothing was stored
 
 
@@ -101,3 +110,16 @@ def test_a_full_cache_changes_neither_the_score_nor_the_nodes(fen: str) -> None:
     warm = search(ctx)  # every position it meets is in the cache now
     assert cold == warm
     assert cold[1] > 1
+
+
+@pytest.mark.skipif(not NNUE_AVAILABLE, reason="no NNUE network is loaded")
+def test_the_nnue_is_cached_apart_from_the_hand_evaluation() -> None:
+    # The same position under both evaluations: one entry each (the NNUE's key is salted).
+    ctx = SearchContext(tt_bits=8)
+    hand = state_from_fen("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    nnue = hand.copy()
+    nnue[EVAL] = NNUE_EVAL
+    assert evaluate(hand) != evaluate(nnue)  # the case is what it says
+    for s in (hand, nnue, hand, nnue):
+        assert cached(ctx, s) == evaluate(s)
+    assert np.count_nonzero(ctx.eval_keys) == 2
