@@ -110,15 +110,11 @@ def changes(before: np.ndarray, s: np.ndarray) -> int:
 
 
 @njit(cache=True, nogil=True)
-def update_with(
-    before: np.ndarray, s: np.ndarray, src: np.ndarray, acc: np.ndarray, ft: np.ndarray
-) -> None:
-    """``acc`` = the accumulators of ``s`` made from ``src``, those of the position whose
-    bitboards are ``before``: each input that went off subtracted, each that came on
-    added (``acc`` may be ``src`` itself)."""
+def update_with(before: np.ndarray, s: np.ndarray, acc: np.ndarray, ft: np.ndarray) -> None:
+    """``acc``, the accumulators of the position whose bitboards are ``before``, turned
+    into those of ``s`` in place: each input that went off subtracted, each that came on
+    added."""
     width = ft.shape[1]
-    if acc is not src:
-        acc[:, :] = src
     for piece in range(KING + 1):
         for colour in range(2):
             a = before[piece] & before[WHITE_BB + colour]
@@ -200,11 +196,12 @@ def accumulate(
         if boards[ply, 0] == NO_BOARD or changes(boards[ply], states[ply]) > 32:
             refresh_with(states[ply], acc[ply], ft, bias)
         else:
-            update_with(boards[ply], states[ply], acc[ply], acc[ply], ft)
+            update_with(boards[ply], states[ply], acc[ply], ft)
         boards[ply, :] = states[ply, :BOARDS]
         return
     for r in range(q + 1, ply + 1):
-        update_with(states[r - 1], states[r], acc[r - 1], acc[r], ft)
+        acc[r] = acc[r - 1]
+        update_with(states[r - 1], states[r], acc[r], ft)
         boards[r, :] = states[r, :BOARDS]
 
 
@@ -241,7 +238,7 @@ def line_logits_with(
     total = 0.0
     for i in range(line.shape[0]):
         if incremental and i > 0:
-            update_with(line[i - 1], line[i], acc, acc, ft)
+            update_with(line[i - 1], line[i], acc, ft)
         else:
             refresh_with(line[i], acc, ft, bias)
         total += logit_with(acc, int(line[i, TURN]), out, out_bias, qa, qp)

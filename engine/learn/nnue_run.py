@@ -203,7 +203,7 @@ class Run:
         gate = self.gate(number, path)
         accepted = gate["score"] > 0.5
         net.meta["gate"] = {k: gate[k] for k in ("games", "score", "elo", "elo_ci95")}
-        save(path, NNUEWeights(**{**net.__dict__, "meta": net.meta}))
+        save(path, net)
         return {
             "number": number,
             "weights": str(path),

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from engine.core.games import legal_moves, make_move, status
-from engine.core.state import BLACK_BB, MAX_MOVES, ONGOING, TURN, WHITE_BB, new_state
+from engine.core.state import MAX_MOVES, ONGOING, TURN
 from engine.eval.evaluate import centipawns, squash
 from engine.eval.nnue import kernel_arrays, logit_with, refresh_with
-from engine.learn.nnue_data import pack_record, unique, unpack_boards
+from engine.learn.nnue_data import pack_record, states_of, unique
 from engine.learn.nnue_fit import FitConfig, FitError, fit, random_network, tensors
 from engine.learn.players import GameRecord
 from engine.rules.convert import state_from_fen
@@ -50,7 +50,7 @@ def test_training_inputs_sum_to_the_searchs_accumulators() -> None:
     padded = np.vstack([ft.astype(np.int64), np.zeros((1, ft.shape[1]), np.int64)])
     acc = np.zeros((2, ft.shape[1]), dtype=np.int32)
     for i, row in enumerate(records):
-        s = state_of(row)
+        s = states_of(row[None])[0]
         refresh_with(s, acc, ft, bias)
         side = int(s[TURN])
         assert np.array_equal(padded[us[i]].sum(axis=0) + bias, acc[side])
@@ -71,25 +71,11 @@ def test_the_fit_learns_and_the_quantised_network_matches_the_float_one() -> Non
     acc = np.zeros((2, ft.shape[1]), dtype=np.int32)
     errors = []
     for i, row in enumerate(records[:200]):
-        s = state_of(row)
+        s = states_of(row[None])[0]
         refresh_with(s, acc, ft, bias)
         p = 1.0 / (1.0 + np.exp(-logit_with(acc, int(s[TURN]), out, out_bias, qa, qp)))
         errors.append((p - target[i]) ** 2)
     assert float(np.mean(errors)) < 1.5 * result.train_loss[-1] + 1e-3
-
-
-def state_of(row: np.ndarray) -> np.ndarray:
-    """The position a record holds (pieces and side to move)."""
-    boards = np.zeros((1, 64), dtype=np.int64)
-    unpack_boards(np.array([row["occ"]]), np.array([row["pieces"]]), boards)
-    s = new_state()
-    for sq, code in enumerate(boards[0]):
-        if code >= 0:
-            bit = np.uint64(1) << np.uint64(sq)
-            s[code % 6] |= bit
-            s[WHITE_BB if code < 6 else BLACK_BB] |= bit
-    s[TURN] = row["stm"]
-    return s
 
 
 def test_too_few_positions_or_bad_settings_are_refused() -> None:
