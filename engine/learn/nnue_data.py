@@ -304,11 +304,10 @@ def _opening_fens(game: str) -> list[str]:
     return [o.fen for o in load_openings(None, game)]
 
 
-def _tasks(config: DataConfig, shard: int, weights: Path | None) -> list[Any]:
+def _tasks(config: DataConfig, shard: int, weights: Path | None, fens: list[str]) -> list[Any]:
     from engine.core.state import HAND_EVAL, NNUE_EVAL
     from engine.learn.players import GameTask, Searcher, opening_state
 
-    fens = _opening_fens(config.game)
     evaluation = HAND_EVAL if weights is None else NNUE_EVAL
     tasks = []
     for k in range(config.games_per_shard):
@@ -373,9 +372,10 @@ def generate(
     if todo and command:
         manifest["commands"].append(command)
     per = config.games_per_shard
+    fens = _opening_fens(config.game)  # read once, not once a shard
     for n, index in enumerate(todo):
         started = time.monotonic()
-        tasks = _tasks(config, index, weights)
+        tasks = _tasks(config, index, weights, fens)
 
         def tick(done: int, n: int = n) -> None:
             if progress:
