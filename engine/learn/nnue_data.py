@@ -105,7 +105,6 @@ class DataConfig:
     games_per_shard: int = 64
     max_plies: int = 300  # a game still going then is a draw
     weights: str = "hand"  # the players' evaluation: "hand" or a network file's digest
-    roots: bool = True  # record the quiet positions played too, not only the PV leaves
 
     def check(self) -> None:
         checks = (
@@ -324,15 +323,15 @@ def _tasks(config: DataConfig, shard: int, weights: Path | None, fens: list[str]
     return tasks
 
 
-def positions_of(record: GameRecord, roots: bool) -> GameRecord:
-    """A game's training positions: its PV leaves whose side to move is not in check and,
-    with ``roots``, the quiet positions it passed through, each with its search score."""
+def positions_of(record: GameRecord) -> GameRecord:
+    """A game's training positions: the quiet positions it passed through and its PV leaves
+    whose side to move is not in check, each with its search score."""
     from engine.core.games import in_check
     from engine.learn.players import GameRecord
 
     keep = np.array([not in_check(s) for s in record.states], dtype=bool)
     states, scores = record.states[keep], record.scores[keep]
-    if roots and len(record.roots):
+    if len(record.roots):
         states = np.concatenate([record.roots, states])
         scores = np.concatenate([record.root_scores, scores])
     return GameRecord(states.reshape(-1, record.states.shape[1]), scores, record.white,
@@ -383,9 +382,7 @@ def generate(
 
         records = pool.play(tasks, tick)
         rows = unique(
-            np.concatenate(
-                [pack_record(positions_of(r, config.roots), g) for g, r in enumerate(records)]
-            )
+            np.concatenate([pack_record(positions_of(r), g) for g, r in enumerate(records)])
         )
         write_shard(shard_path(out, index), rows)
         manifest["shards"][str(index)] = {

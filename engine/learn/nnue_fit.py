@@ -64,7 +64,6 @@ class FitConfig:
     lr: float = 2e-3
     lam: float = 0.3  # the game's result's share of the target
     holdout: int = 32  # one game in this many held out (all its positions) to measure the fit
-    weight_decay: float = 0.0  # AdamW's pull of every weight towards 0
     seed: int = 1
     threads: int = 2
 
@@ -76,7 +75,6 @@ class FitConfig:
             ("lr", 0 < self.lr < 1, "between 0 and 1"),
             ("lam", 0.0 <= self.lam <= 1.0, "0..1"),
             ("holdout", self.holdout == 0 or self.holdout >= 2, "0 (none) or 2 or more"),
-            ("weight_decay", 0.0 <= self.weight_decay < 1.0, "0..1"),
         )
         for name, ok, allowed in checks:
             if not ok:
@@ -249,7 +247,7 @@ def fit(
                 f"the start network has {start.hidden} hidden units, not {config.hidden}"
             )
         _load_start(torch, net, start)
-    optimiser = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    optimiser = torch.optim.Adam(net.parameters(), lr=config.lr)
     steps = config.epochs * math.ceil(len(train) / config.batch)
     schedule = torch.optim.lr_scheduler.OneCycleLR(
         optimiser, max_lr=config.lr, total_steps=max(1, steps), pct_start=0.1

@@ -121,10 +121,8 @@ def test_leaves_in_check_are_left_out_and_quiet_positions_played_kept() -> None:
     played = state_from_fen(FENS[2], "chess")
     record = GameRecord(np.array([checked, calm]), np.array([0.0, 0.1]), 0.5, 2,
                         np.array([played]), np.array([0.7]))  # fmt: skip
-    kept = positions_of(record, roots=False)
-    assert kept.states.shape == (1, STATE_SIZE)
-    assert kept.scores.tolist() == [0.1]
-    both = positions_of(record, roots=True)
+    both = positions_of(record)
+    assert both.states.shape == (2, STATE_SIZE)  # the leaf in check is not among them
     assert both.scores.tolist() == [0.7, 0.1]
     assert np.array_equal(both.states[0], played)
 
