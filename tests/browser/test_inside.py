@@ -229,9 +229,14 @@ def test_step_mode_shows_the_four_phases_with_their_numbers(server, page) -> Non
     banner = page.locator("#overlay-banner")
     assert banner.is_visible() or not step["path"]
     if step["path"]:
-        board = page.locator("cg-board").bounding_box()
-        box = banner.bounding_box()
-        assert box["y"] >= board["y"] + board["height"]
+        # Read once the layout has settled: the banner takes the status line's place as
+        # it appears, and for a frame or two the board above it is still moving.
+        page.wait_for_function(
+            "() => { const b = document.querySelector('cg-board').getBoundingClientRect();"
+            " const c = document.querySelector('#overlay-banner').getBoundingClientRect();"
+            " return c.height > 0 && c.top >= b.bottom; }",
+            timeout=5_000,
+        )
         assert not page.locator("#status").is_visible()  # it has the status line's place
     # On a projector: large type and the wide layout, 1920 × 1080. The page follows the
     # phases down and back up; the step toolbar stays at the window's top, over none of
