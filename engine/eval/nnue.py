@@ -143,8 +143,9 @@ def logit_with(
     branch (the clip as a min and a max), and with ``fastmath`` — the sum may be added
     in any order — so the compiler vectorises the loop: with an ``if`` per unit it cost
     as much as the update itself, and summed strictly in order about three times what it
-    costs now. The order is fixed when the kernel compiles, so a network gives the same
-    logit for the same accumulators every time."""
+    costs now. Each kernel that inlines it may add in its own order, so two of them can
+    give logits for the same accumulators that differ in the last bits (a millionth);
+    one kernel gives the same logit every time, so the searches stay reproducible."""
     h = out.shape[0] // 2
     a = acc[us]
     b = acc[1 - us]
