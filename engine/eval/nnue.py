@@ -16,7 +16,7 @@ with ``clip`` to [0, qa] (a clipped ReLU), and the evaluation ``2 · sigmoid(z) 
 
 A move changes two to four inputs, so an accumulator is **updated**, not recomputed: the
 difference between two positions' bitboards names the inputs that went off and on, and
-each costs one H-wide add or subtract (:func:`update`). The searches keep an accumulator
+each costs one H-wide add or subtract (:func:`update_with`). The searches keep an accumulator
 per ply of their line (:func:`accumulate`): a position's is made from the nearest
 ancestor on the line that has one — unmaking a move costs nothing, the parent's row is
 still there — or, for the first position of a new search, from whatever position the

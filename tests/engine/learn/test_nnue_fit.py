@@ -49,8 +49,7 @@ def test_training_inputs_sum_to_the_searchs_accumulators() -> None:
     us, them, _ = tensors(records, 0.0)
     padded = np.vstack([ft.astype(np.int64), np.zeros((1, ft.shape[1]), np.int64)])
     acc = np.zeros((2, ft.shape[1]), dtype=np.int32)
-    for i, row in enumerate(records):
-        s = states_of(row[None])[0]
+    for i, s in enumerate(states_of(records)):
         refresh_with(s, acc, ft, bias)
         side = int(s[TURN])
         assert np.array_equal(padded[us[i]].sum(axis=0) + bias, acc[side])
@@ -70,8 +69,7 @@ def test_the_fit_learns_and_the_quantised_network_matches_the_float_one() -> Non
     _, _, target = tensors(records[:200], 0.0)
     acc = np.zeros((2, ft.shape[1]), dtype=np.int32)
     errors = []
-    for i, row in enumerate(records[:200]):
-        s = states_of(row[None])[0]
+    for i, s in enumerate(states_of(records[:200])):
         refresh_with(s, acc, ft, bias)
         p = 1.0 / (1.0 + np.exp(-logit_with(acc, int(s[TURN]), out, out_bias, qa, qp)))
         errors.append((p - target[i]) ** 2)
