@@ -3,7 +3,8 @@
 The network (:mod:`engine.eval.nnue`) is stored quantised, as the search reads it: the
 feature transformer in 16-bit integers (so the accumulators are exact 32-bit sums and an
 incrementally updated accumulator equals a fresh one bit for bit), the output layer in
-float32. ``engine/data/eval/nnue-chess.npz`` (plain arrays, no pickle):
+float32 (the kernels round it to multiples of 2^-16 so that its sum, too, is exact).
+``engine/data/eval/nnue-chess.npz`` (plain arrays, no pickle):
 
 =========== =============== ============================================================
 key         shape / type    meaning
@@ -48,6 +49,9 @@ FORMAT_VERSION = 1
 KIND = "nnue"
 INPUTS = 768
 MAX_HIDDEN = 1024
+#: Far beyond any trained network's, and small enough that the kernels' integer output
+#: sum (weights × 2^16, 2 × 1024 units, activations up to 1024) cannot overflow.
+MAX_OUT_WEIGHT = 1e4
 ENV_VAR = "CANOPY_NNUE_WEIGHTS"
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "eval"
 SHIPPED = DATA_DIR / "nnue-chess.npz"
@@ -114,6 +118,11 @@ def _check(w: NNUEWeights, where: str) -> None:
             )
     if not all(np.isfinite(x).all() for x in (w.out_weight, np.float32(w.out_bias))):
         raise NNUEWeightsError(f"NNUE weights {where}: the output layer is not finite; {FIX}")
+    if np.abs(w.out_weight).max(initial=0.0) > MAX_OUT_WEIGHT:
+        raise NNUEWeightsError(
+            f"NNUE weights {where}: an output weight beyond ±{MAX_OUT_WEIGHT:g} (the kernels "
+            f"sum the output layer in 64-bit integers); {FIX}"
+        )
     if not (1 <= w.qa <= 1024 and 1 <= w.qp <= 1 << 15):
         raise NNUEWeightsError(f"NNUE weights {where}: scales qa={w.qa}, qp={w.qp} out of range")
 

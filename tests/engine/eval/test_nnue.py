@@ -11,6 +11,7 @@ import pytest
 from engine.core.games import legal_moves, make_move, status
 from engine.core.state import MAX_MOVES, ONGOING, STATE_SIZE, TURN
 from engine.eval.nnue import (
+    QO,
     accumulate,
     changes,
     kernel_arrays,
@@ -133,10 +134,9 @@ def test_the_logit_is_the_side_to_moves_and_mirrors_between_colours() -> None:
     assert zw == pytest.approx(zb, abs=1e-9)
     h = w.hidden
     a = fresh(white, ft, bias).astype(np.float64)
-    expect = (
-        (np.clip(a[0, :h], 0, qa) @ w.out_weight[:h] + np.clip(a[1, :h], 0, qa) @ w.out_weight[h:])
-        / qa
-        + out_bias
-        + (a[0, h] - a[1, h]) / (2 * qp)
-    )
-    assert zw == pytest.approx(expect, rel=1e-5)
+    x = np.concatenate([np.clip(a[0, :h], 0, qa), np.clip(a[1, :h], 0, qa)]) / qa
+    psqt = (a[0, h] - a[1, h]) / (2 * qp)
+    # The kernels' integer output weights, as the formula says ...
+    assert zw == pytest.approx(x @ (out / QO) + out_bias + psqt, abs=1e-12)
+    # ... and within their rounding (half of 1/QO each) of the file's float weights.
+    assert abs(zw - (x @ w.out_weight.astype(np.float64) + out_bias + psqt)) <= x.sum() / (2 * QO)

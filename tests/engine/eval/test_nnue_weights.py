@@ -52,6 +52,7 @@ def test_a_corrupt_file_is_refused_by_name(saved: Path) -> None:
         ({"kind": "mlp"}, r"holds a 'mlp' model, not an NNUE"),
         ({"inputs": 640}, r"with 640 inputs; expected 'chess' with 768"),
         ({"out_bias": np.float32("nan")}, r"the output layer is not finite"),
+        ({"out_weight": np.full(32, 3e7, np.float32)}, r"an output weight beyond ±10000"),
         ({"psqt": None}, r"lacks \['psqt'\]"),
     ],
 )
