@@ -27,6 +27,7 @@ from app.arenas import ArenaService
 from app.limits import WindowLimiter
 from app.logs import background_context
 from app.middleware import HardeningMiddleware
+from app.refusals import refusal
 from app.routes import analyses as analysis_routes
 from app.routes import api, inside, learning, pages, room, ws
 from app.routes import arena as arena_routes
@@ -48,13 +49,6 @@ _HTTP_CODES = {
     413: "too_large",
     415: "unsupported_media_type",
     429: "rate_limited",
-}
-_STATUS = {
-    "not_found": 404,
-    "too_many_games": 503,
-    "storage_unavailable": 503,
-    "shutting_down": 503,
-    "rate_limited": 429,
 }
 
 
@@ -127,9 +121,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(CanopyError)
     async def canopy_error(request: Request, exc: CanopyError) -> JSONResponse:
-        return JSONResponse(
-            {"code": exc.code, "message": str(exc)}, status_code=_STATUS.get(exc.code, 400)
-        )
+        """A refused request, whichever route raised it (:func:`app.refusals.refusal`)."""
+        return refusal(exc.code, str(exc), line=getattr(exc, "line", None))
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:

@@ -1,6 +1,7 @@
-"""The body of a refused request on the routes that answer in both shapes: ``{"error":
-{"code", "message"}}`` (as the analyses and arenas routes promise) and, as every other
-route of the API, the same ``code`` and ``message`` at the top level."""
+"""The body of every refused API request, in both shapes: ``{"error": {"code",
+"message"}}`` (as the analyses and arenas routes promise) and the same ``code`` and
+``message`` at the top level (as the games API always answered). A route raises a
+:class:`engine.errors.CanopyError`; the application's handler answers with this."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from fastapi.responses import JSONResponse
 STATUS = {
     "not_found": 404,
     "forbidden": 403,
+    "too_many_games": 503,
     "arena_closed": 409,
     "too_many_bots": 409,
     "too_few_bots": 409,

@@ -21,7 +21,6 @@ from app.analyses import AnalysisService
 from app.limits import client_address
 from app.refusals import refusal
 from app.schemas import AnalysisRequest, describe_validation_error
-from engine.errors import CanopyError
 
 HERE = Path(__file__).resolve().parents[1]
 templates = Jinja2Templates(directory=HERE / "templates")
@@ -58,10 +57,7 @@ async def create_analysis(request: Request, analyses: AnalysesDep) -> Any:
         body = AnalysisRequest.model_validate(raw)
     except ValidationError as exc:
         return refusal("bad_request", describe_validation_error(exc, skip_first=False), status=422)
-    try:
-        aid = await analyses.create(body)
-    except CanopyError as exc:
-        return refusal(exc.code, str(exc), line=getattr(exc, "line", None))
+    aid = await analyses.create(body)
     return JSONResponse({"id": aid, "url": f"/games/{aid}"}, status_code=201)
 
 
@@ -81,10 +77,7 @@ async def get_analysis(
 ) -> Any:
     """Progress (``status``, ``done`` of ``total`` positions), then every ply in the shape of
     a game review with ``mark``, ``best`` and ``loss``; ``summary`` counts the marks per side."""
-    try:
-        return await analyses.get(analysis_id, first)
-    except CanopyError as exc:
-        return refusal(exc.code, str(exc))
+    return await analyses.get(analysis_id, first)
 
 
 @router.get("/analysis", response_class=HTMLResponse, include_in_schema=False)

@@ -71,10 +71,7 @@ async def create_arena(request: Request, arenas: ArenasDep) -> Any:
     body = await _body(request, CreateArena)
     if isinstance(body, JSONResponse):
         return body
-    try:
-        aid, token = await arenas.create(body)
-    except CanopyError as exc:
-        return refusal(exc.code, str(exc))
+    aid, token = await arenas.create(body)
     return JSONResponse(
         {"id": aid, "token": token, "url": f"/arena/{aid}", "projector": f"/arena/{aid}/projector"},
         status_code=201,
@@ -84,10 +81,7 @@ async def create_arena(request: Request, arenas: ArenasDep) -> Any:
 @router.get("/api/arenas/{arena_id}")
 async def get_arena(arena_id: str, arenas: ArenasDep) -> Any:
     """The arena: rules, state, bots, standings, games, crosstable, what won."""
-    try:
-        return await arenas.view(arena_id)
-    except CanopyError as exc:
-        return refusal(exc.code, str(exc))
+    return await arenas.view(arena_id)
 
 
 @router.post("/api/arenas/{arena_id}/bots", status_code=201)
@@ -98,10 +92,7 @@ async def join_arena(arena_id: str, request: Request, arenas: ArenasDep) -> Any:
     body = await _body(request, JoinBot)
     if isinstance(body, JSONResponse):
         return body
-    try:
-        bid, token = await arenas.join(arena_id, body, client_address(request))
-    except CanopyError as exc:
-        return refusal(exc.code, str(exc))
+    bid, token = await arenas.join(arena_id, body, client_address(request))
     return JSONResponse({"bot_id": bid, "bot_token": token}, status_code=201)
 
 
@@ -113,11 +104,8 @@ async def edit_bot(
     body = await _body(request, EditBot)
     if isinstance(body, JSONResponse):
         return body
-    try:
-        await arenas.edit(arena_id, bot_id, body, bot_token)
-        return await arenas.view(arena_id)
-    except CanopyError as exc:
-        return refusal(exc.code, str(exc))
+    await arenas.edit(arena_id, bot_id, body, bot_token)
+    return await arenas.view(arena_id)
 
 
 @router.delete("/api/arenas/{arena_id}/bots/{bot_id}")
@@ -130,11 +118,8 @@ async def remove_bot(
 ) -> Any:
     """The teacher removes a bot (after the start its remaining games are not played), or
     its owner before the start."""
-    try:
-        await arenas.remove(arena_id, bot_id, token, bot_token)
-        return await arenas.view(arena_id)
-    except CanopyError as exc:
-        return refusal(exc.code, str(exc))
+    await arenas.remove(arena_id, bot_id, token, bot_token)
+    return await arenas.view(arena_id)
 
 
 @router.post("/api/arenas/{arena_id}/{action}")
@@ -146,19 +131,13 @@ async def teacher_action(
     act = actions.get(action)
     if act is None:
         return refusal("not_found", f"no arena action {action[:20]!r}; start, pause or end")
-    try:
-        await act(arena_id, token)
-        return await arenas.view(arena_id)
-    except CanopyError as exc:
-        return refusal(exc.code, str(exc))
+    await act(arena_id, token)
+    return await arenas.view(arena_id)
 
 
 @router.get("/api/arenas/{arena_id}/crosstable.csv")
 async def crosstable_file(arena_id: str, arenas: ArenasDep) -> Response:
-    try:
-        record = await arenas.record(arena_id)
-    except CanopyError as exc:
-        return refusal(exc.code, str(exc))
+    record = await arenas.record(arena_id)
     text = await asyncio.to_thread(arena_csv, record)
     return Response(
         text,
@@ -171,10 +150,7 @@ async def crosstable_file(arena_id: str, arenas: ArenasDep) -> Response:
 async def games_file(arena_id: str, arenas: ArenasDep) -> Response:
     """Every finished game as PGN (``White``/``Black`` the bots, ``WhiteEngine``/
     ``BlackEngine`` their settings, ``Event`` the arena, ``Round``)."""
-    try:
-        record = await arenas.record(arena_id)
-    except CanopyError as exc:
-        return refusal(exc.code, str(exc))
+    record = await arenas.record(arena_id)
     db = arenas.db
     sessions = {}
     for g in record.games:
