@@ -260,20 +260,12 @@ def bench_learned(quick: bool) -> list[BenchResult]:
 def _game_lines(count: int, plies: int) -> np.ndarray:
     """``count`` seeded random chess games of ``plies`` plies from the match openings, one
     position after another (what a search's line looks like to an incremental update)."""
-    from engine.core.games import legal_moves, make_move, status
-    from engine.core.state import MAX_MOVES, ONGOING
+    from engine.core.walk import random_line
 
     rng = np.random.default_rng(5)
-    moves = np.zeros(MAX_MOVES, dtype=np.int32)
     out = []
     for start in _positions("chess", count):
-        s = start.copy()
-        for _ in range(plies):
-            out.append(s.copy())
-            n = legal_moves(s, moves)
-            if status(s, n) != ONGOING:
-                break
-            make_move(s, int(moves[rng.integers(n)]))
+        out += random_line(start, plies, rng)[:plies]
     return np.array(out)
 
 

@@ -326,19 +326,11 @@ def play_task(task: GameTask, white: Player, black: Player) -> GameRecord:
 
 def opening_state(fen: str, game: str, seed: int, index: int, random_plies: int) -> np.ndarray:
     """The opening ``fen`` followed by ``random_plies`` uniformly random plies (seeded)."""
-    from engine.core.games import legal_moves, make_move, status
-    from engine.core.state import MAX_MOVES, ONGOING
+    from engine.core.walk import random_line
     from engine.rules.convert import state_from_fen
 
     rng = np.random.default_rng([seed, index])
-    s = state_from_fen(fen, game)
-    buf = np.zeros(MAX_MOVES, dtype=np.int32)
-    for _ in range(random_plies):
-        n = legal_moves(s, buf)
-        if status(s, n) != ONGOING:
-            break
-        make_move(s, int(buf[rng.integers(n)]))
-    return s
+    return random_line(state_from_fen(fen, game), random_plies, rng)[-1]
 
 
 def play_game(start: np.ndarray, white: Side, black: Side, max_plies: int = 400) -> GameRecord:

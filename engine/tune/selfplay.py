@@ -39,6 +39,7 @@ import numpy as np
 
 from engine.core.games import in_check, legal_moves, make_move, result, status
 from engine.core.state import FLAG_CAPTURE, HALFMOVE, HASH, MAX_MOVES, ONGOING
+from engine.core.walk import random_line
 from engine.eval.evaluate import centipawns
 from engine.match.openings import load_openings
 from engine.rules.convert import state_from_fen, state_to_fen
@@ -88,13 +89,9 @@ def play_game(config: SelfPlayConfig, index: int) -> tuple[list[Position], float
     """Game ``index`` of the run: its recorded positions and White's score (1, 0.5, 0)."""
     rng = np.random.default_rng([config.seed, index])
     openings = load_openings(None, config.game)
-    s = state_from_fen(openings[index % len(openings)].fen, config.game)
+    opening = state_from_fen(openings[index % len(openings)].fen, config.game)
+    s = random_line(opening, config.random_plies, rng)[-1]
     buf = np.zeros(MAX_MOVES, dtype=np.int32)
-    for _ in range(config.random_plies):
-        n = legal_moves(s, buf)
-        if status(s, n) != ONGOING:
-            break
-        make_move(s, int(buf[rng.integers(n)]))
 
     params = {"max_depth": 64, "quiescence": True, "hash_mb": 4}
     worker = AlphaBetaWorker(s, params)

@@ -10,6 +10,7 @@ import pytest
 
 from engine.core.games import legal_moves, make_move, status
 from engine.core.state import MAX_MOVES, ONGOING, STATE_SIZE, TURN
+from engine.core.walk import random_line
 from engine.eval.nnue import (
     QO,
     accumulate,
@@ -46,17 +47,8 @@ def fresh(s: np.ndarray, ft: np.ndarray, bias: np.ndarray) -> np.ndarray:
     return acc
 
 
-def random_line(fen: str, plies: int, rng: np.random.Generator) -> list[np.ndarray]:
-    s = state_from_fen(fen, "chess")
-    line = [s.copy()]
-    moves = np.zeros(MAX_MOVES, dtype=np.int32)
-    for _ in range(plies):
-        n = legal_moves(s, moves)
-        if status(s, n) != ONGOING:
-            break
-        make_move(s, int(moves[rng.integers(n)]))
-        line.append(s.copy())
-    return line
+def line_from(fen: str, plies: int, rng: np.random.Generator) -> list[np.ndarray]:
+    return random_line(state_from_fen(fen, "chess"), plies, rng)
 
 
 @pytest.mark.parametrize("fen", [START, BUSY])
@@ -64,7 +56,7 @@ def test_an_updated_accumulator_equals_a_fresh_one_along_random_games(fen: str) 
     ft, bias, *_ = kernel_arrays(random_network())
     rng = np.random.default_rng(7)
     for _ in range(20):
-        line = random_line(fen, 60, rng)
+        line = line_from(fen, 60, rng)
         acc = fresh(line[0], ft, bias)
         for before, after in itertools.pairwise(line):
             update_with(before, after, acc, ft)
@@ -83,7 +75,7 @@ def test_a_search_line_walked_down_and_back_up_keeps_every_row_exact() -> None:
     boards = np.full((rows, 8), np.uint64(0xFFFFFFFFFFFFFFFF), dtype=np.uint64)
     moves = np.zeros(MAX_MOVES, dtype=np.int32)
     checked = 0
-    for root in random_line(START, 40, rng)[::5]:
+    for root in line_from(START, 40, rng)[::5]:
         states[0] = root
         ply = 0
         for _ in range(200):

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.core.games import legal_moves, make_move, status
-from engine.core.state import MAX_MOVES, ONGOING, TURN
+from engine.core.state import TURN
+from engine.core.walk import random_line
 from engine.eval.evaluate import centipawns, squash
 from engine.eval.nnue import kernel_arrays, logit_with, refresh_with
 from engine.learn.nnue_data import pack_record, states_of, unique
@@ -24,16 +24,10 @@ def positions(count: int, seed: int = 3) -> np.ndarray:
     """Random-game positions labelled with the hand evaluation (a target the network can
     learn: material and piece-square tables) and a coin-flip result."""
     rng = np.random.default_rng(seed)
-    moves = np.zeros(MAX_MOVES, dtype=np.int32)
+    start = state_from_fen(START, "chess")
     states = []
     while len(states) < count:
-        s = state_from_fen(START, "chess")
-        for _ in range(int(rng.integers(4, 80))):
-            n = legal_moves(s, moves)
-            if status(s, n) != ONGOING:
-                break
-            make_move(s, int(moves[rng.integers(n)]))
-        states.append(s.copy())
+        states.append(random_line(start, int(rng.integers(4, 80)), rng)[-1])
     states_a = np.array(states)
     scores = np.array([squash(centipawns(s)) for s in states_a])
     rows = unique(pack_record(GameRecord(states_a, scores, 0.5, len(states)), 0))
