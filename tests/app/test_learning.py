@@ -36,7 +36,7 @@ from engine.learn.contributions import what_it_adds
 from engine.learn.nnue_heatmap import piece_square_maps, rounded
 from engine.learn.ntuple import Model, tuple_squares
 from engine.learn.report import learning_report
-from tests.engine.eval.test_nnue import random_network
+from tests.networks import large_network
 
 KNIGHT_START = "nnnnnnnn/nnnnnnnn/8/8/8/8/NNNNNNNN/NNNNNNNN w - - 0 1"
 MISSING = "learned weights file /nowhere/knight.npz is missing; train them"
@@ -72,7 +72,7 @@ def trained_chess() -> ChessNetWeights:
 def trained_nnue() -> NNUEWeights:
     """A random network with a training record as ``canopy train --model nnue`` writes it,
     two generations of gating matches added."""
-    net = random_network(hidden=16, seed=21)
+    net = large_network(hidden=16, seed=21)
     meta = {"generation": 2, "positions": 41_000, "epochs": 3, "seed": 1, "date": "2026-12-07",
             "train_loss": [0.0208, 0.0199, 0.0192], "held_loss": [0.0198, 0.0193, 0.0191],
             "generations": [

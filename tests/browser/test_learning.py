@@ -37,7 +37,7 @@ from engine.learn.ntuple import Model, tuple_squares
 from engine.learn.train import Generation
 from tests.browser.conftest import api_create, open_game, run_server
 from tests.browser.test_inside import selected_info, tab, visible_node
-from tests.engine.eval.test_nnue import random_network
+from tests.networks import large_network
 
 pytestmark = pytest.mark.browser
 
@@ -108,7 +108,7 @@ def nnue_file() -> Path:
         return path
     except ValueError:
         pass
-    net = random_network(hidden=16, seed=31)
+    net = large_network(hidden=16, seed=31)
     meta = {"generation": 2, "positions": 52_000, "epochs": 4, "seed": 1, "date": "2026-12-07",
             "train_loss": [0.031, 0.024, 0.021, 0.019], "held_loss": [0.027, 0.023, 0.022, 0.022],
             "generations": [

@@ -14,7 +14,7 @@ from engine.eval.nnue import kernel_arrays, logit_with, refresh_with
 from engine.learn.ntuple import Model, hand_linear, tuple_squares
 from engine.rules.convert import state_from_board, state_from_fen
 from engine.rules.games import get_game
-from tests.engine.eval.test_nnue import random_network
+from tests.networks import large_network
 
 KNIGHT_START = "nnnnnnnn/nnnnnnnn/8/8/8/8/NNNNNNNN/NNNNNNNN w - - 0 1"
 MIDDLE = "nn1nnn1n/1nn1nnnn/8/3n4/4N3/2N5/NNNN1NNN/N1NNNN1N b - - 3 6"
@@ -75,7 +75,7 @@ def test_bad_input_is_refused_by_name() -> None:
 def test_the_nnue_value_is_the_networks_for_the_weights_given() -> None:
     """Chess's third number: the network passed in, summed afresh, for the side to move
     (a move's: the position after it, negated)."""
-    w = random_network()
+    w = large_network()
     ft, bias, out, out_bias, qa, qp = kernel_arrays(w)
     both = static_evaluations("chess", CHESS_MIDDLE, ["f3g5"], None, w)
 
@@ -93,5 +93,5 @@ def test_the_nnue_value_is_the_networks_for_the_weights_given() -> None:
 
 
 def test_knight_chess_has_no_nnue_value() -> None:
-    both = static_evaluations("knight", KNIGHT_START, ["b1c3"], None, random_network())
+    both = static_evaluations("knight", KNIGHT_START, ["b1c3"], None, large_network())
     assert both.position.nnue is None and both.moves[0][1].nnue is None

@@ -20,25 +20,12 @@ from engine.eval.nnue import (
     refresh_with,
     update_with,
 )
-from engine.eval.nnue_weights import INPUTS, NNUEWeights
 from engine.rules.convert import state_from_fen
+from tests.networks import large_network
 
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 # Castling both ways, en passant and promotions within a few random plies.
 BUSY = "r3k2r/1P3ppp/8/3pP3/8/8/p4PPP/R3K2R w KQkq d6 0 1"
-
-
-def random_network(hidden: int = 16, seed: int = 3) -> NNUEWeights:
-    """A network with large random weights (the accumulators' sums reach far from zero):
-    the other NNUE tests build theirs from it too."""
-    rng = np.random.default_rng(seed)
-    return NNUEWeights(
-        ft_weight=rng.integers(-300, 300, size=(INPUTS, hidden)).astype(np.int16),
-        ft_bias=rng.integers(0, 255, size=hidden).astype(np.int16),
-        psqt=rng.integers(-900, 900, size=INPUTS).astype(np.int16),
-        out_weight=rng.normal(0, 0.3, size=2 * hidden).astype(np.float32),
-        out_bias=0.1,
-    )
 
 
 def fresh(s: np.ndarray, ft: np.ndarray, bias: np.ndarray) -> np.ndarray:
@@ -53,7 +40,7 @@ def line_from(fen: str, plies: int, rng: np.random.Generator) -> list[np.ndarray
 
 @pytest.mark.parametrize("fen", [START, BUSY])
 def test_an_updated_accumulator_equals_a_fresh_one_along_random_games(fen: str) -> None:
-    ft, bias, *_ = kernel_arrays(random_network())
+    ft, bias, *_ = kernel_arrays(large_network())
     rng = np.random.default_rng(7)
     for _ in range(20):
         line = line_from(fen, 60, rng)
@@ -67,7 +54,7 @@ def test_a_search_line_walked_down_and_back_up_keeps_every_row_exact() -> None:
     """The search's own use (:func:`accumulate`): rows made from the nearest row above that
     holds its position, rows left behind by a backtrack reused, a new root reached from
     whatever the row held before."""
-    ft, bias, *_ = kernel_arrays(random_network(hidden=8))
+    ft, bias, *_ = kernel_arrays(large_network(hidden=8))
     rng = np.random.default_rng(11)
     rows = 24
     states = np.zeros((rows, STATE_SIZE), dtype=np.uint64)
@@ -117,7 +104,7 @@ def _move(s: np.ndarray, uci: str) -> int:
 
 def test_the_logit_is_the_side_to_moves_and_mirrors_between_colours() -> None:
     """A position and its colour-flipped mirror score the same for their side to move."""
-    w = random_network()
+    w = large_network()
     ft, bias, out, out_bias, qa, qp = kernel_arrays(w)
     white = state_from_fen("4k3/pp6/8/8/8/8/5PPP/R3K3 w - - 0 1", "chess")
     black = state_from_fen("r3k3/5ppp/8/8/8/8/PP6/4K3 b - - 0 1", "chess")

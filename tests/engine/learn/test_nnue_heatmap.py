@@ -12,7 +12,7 @@ from engine.eval.nnue_weights import INPUTS, NNUEWeights
 from engine.learn.nnue_heatmap import PIECES, REFERENCE_FEN, piece_square_maps
 from engine.learn.ntuple import CP_TO_LOGIT
 from engine.rules.convert import state_from_fen
-from tests.engine.eval.test_nnue import random_network
+from tests.networks import large_network
 
 KNIGHT = 1
 QP = 512
@@ -59,7 +59,7 @@ def test_a_piece_square_term_alone_is_exactly_the_map() -> None:
 
 
 def test_each_probe_is_the_networks_value_with_the_piece_minus_the_reference() -> None:
-    w = random_network(hidden=16, seed=5)
+    w = large_network(hidden=16, seed=5)
     maps = piece_square_maps(w)
     base = cp_of(w, REFERENCE_FEN)
     assert set(maps) == set(PIECES) and all(len(m["own"]) == 64 for m in maps.values())
@@ -71,7 +71,7 @@ def test_each_probe_is_the_networks_value_with_the_piece_minus_the_reference() -
 
 
 def test_the_king_map_moves_the_king_and_skips_the_squares_next_to_the_other() -> None:
-    w = random_network(hidden=8, seed=9)
+    w = large_network(hidden=8, seed=9)
     maps = piece_square_maps(w)
     base = cp_of(w, REFERENCE_FEN)
     own, enemy = maps["king"]["own"], maps["king"]["enemy"]
@@ -84,7 +84,7 @@ def test_the_king_map_moves_the_king_and_skips_the_squares_next_to_the_other() -
 
 
 def test_pawns_stand_only_on_ranks_two_to_seven() -> None:
-    maps = piece_square_maps(random_network(hidden=4, seed=2))
+    maps = piece_square_maps(large_network(hidden=4, seed=2))
     for who in ("own", "enemy"):
         values = maps["pawn"][who]
         assert all(values[sq] is None for sq in [*range(8), *range(56, 64)])
