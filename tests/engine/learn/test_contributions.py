@@ -12,7 +12,8 @@ from engine.eval.nnue_weights import INPUTS
 from engine.learn.contributions import what_it_adds
 from engine.learn.ntuple import CP_TO_LOGIT
 from engine.rules.convert import state_from_fen
-from tests.engine.learn.test_nnue_heatmap import QP, cp_of, psqt_only, random_network
+from tests.engine.learn.test_nnue_heatmap import QP, cp_of, psqt_only
+from tests.networks import large_network
 
 ITALIAN = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
 ITALIAN_NO_F3 = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNBQK2R w KQkq - 4 4"
@@ -60,7 +61,7 @@ def test_the_hand_contribution_is_the_hand_value_with_minus_without_the_piece() 
 
 
 def test_the_position_values_are_both_evaluations_for_the_side_to_move() -> None:
-    w = random_network(hidden=8, seed=6)
+    w = large_network(hidden=8, seed=6)
     black = ITALIAN.replace(" w ", " b ")
     found = what_it_adds(black, w)
     assert found.turn == "black" and [p.square for p in found.pieces][:2] == ["a8", "c8"]
